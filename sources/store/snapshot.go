@@ -1,0 +1,243 @@
+package store
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/pdtop/pdtop/sources"
+)
+
+// historySignals get a per-step history on every worker for sparklines.
+var historySignals = []sources.Signal{
+	sources.SigWaiting, sources.SigRunning, sources.SigKVUsage,
+	sources.SigBootstrapQueue, sources.SigInflightQueue,
+	sources.SigPreallocQueue, sources.SigTransferQueue,
+	sources.SigPromptTokens, sources.SigGenerationTokens,
+}
+
+// kvGaugeFallback maps the KV-transfer histogram signals to their old
+// gauge form.
+var kvGaugeFallback = map[sources.Signal]sources.Signal{
+	sources.SigKVXferLatency: sources.SigKVXferLatencyGauge,
+	sources.SigKVXferSpeed:   sources.SigKVXferSpeedGauge,
+	sources.SigKVXferSize:    sources.SigKVXferSizeGauge,
+}
+
+// Snapshot derives the fleet's state at now over the given window (clamped
+// to the store's MaxWindow). It never returns nil.
+func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if window <= 0 {
+		window = time.Minute
+	}
+	if window > s.opts.MaxWindow {
+		window = s.opts.MaxWindow
+	}
+	snap := &sources.Snapshot{
+		Time:     now,
+		Window:   window,
+		Interval: s.opts.Interval,
+		Charts:   map[string]sources.Series{},
+		Events:   append([]sources.Event(nil), s.events...),
+	}
+	steps := s.chartBounds(now, window)
+	var workers, gateways []*targetState
+	for _, st := range s.sorted() {
+		st.idx = st.stepIndex(steps)
+		status := st.status(now, window)
+		snap.Targets = append(snap.Targets, status)
+		snap.Fleet.Targets++
+		if status.Health == sources.Up {
+			snap.Fleet.TargetsUp++
+		}
+		if st.role() == sources.RoleGateway {
+			gateways = append(gateways, st)
+			snap.Gateways = append(snap.Gateways, st.gatewayView(status, window, steps))
+		} else {
+			workers = append(workers, st)
+			snap.Workers = append(snap.Workers, st.workerView(status, window, steps))
+		}
+	}
+	for i := range snap.Workers {
+		w := &snap.Workers[i]
+		key := sources.WorkerKey(w.ID)
+		for gi, g := range gateways {
+			if rv, ok := g.routerView(key, snap.Gateways[gi].Name, window); ok {
+				w.Router = append(w.Router, rv)
+			}
+		}
+	}
+	s.pools(snap, workers)
+	s.fleet(snap)
+	s.charts(snap, workers, gateways, steps)
+	return snap
+}
+
+// window returns (from, to] for a target: ending at its newest frame so
+// a stale target keeps showing its last good figures.
+func (ts *targetState) window(window time.Duration) (from, to time.Time) {
+	f := ts.hist.latest()
+	if f == nil {
+		return time.Time{}, time.Time{}
+	}
+	return f.t.Add(-window), f.t
+}
+
+func (ts *targetState) status(now time.Time, window time.Duration) sources.TargetStatus {
+	st := sources.TargetStatus{
+		ID: ts.t.ID, Name: ts.t.Name, Role: ts.role(), Origin: ts.t.Origin,
+		Health: ts.health, LastError: ts.lastErr, LastSuccess: ts.lastSuccess,
+		Duration: ts.duration, BytesWire: ts.bytesWire, BytesBody: ts.bytesBody,
+		Series: ts.stats.Series, Dropped: ts.stats.Dropped, Skipped: ts.stats.Skipped,
+		Problems: ts.stats.ProblemCount, Generation: ts.generation, Engine: ts.engine,
+		Restarts: len(ts.restarts), Slow: ts.slow,
+	}
+	if !ts.lastSuccess.IsZero() {
+		st.Age = now.Sub(ts.lastSuccess)
+	}
+	if n := len(ts.restarts); n > 0 {
+		st.LastRestart = ts.restarts[n-1]
+	}
+	return st
+}
+
+func (ts *targetState) workerView(status sources.TargetStatus, window time.Duration, cs chartSpec) sources.WorkerView {
+	from, to := ts.window(window)
+	w := sources.WorkerView{
+		TargetStatus: status,
+		Readings:     sources.Readings{},
+		Dists:        map[sources.Signal]sources.Quantiles{},
+		History:      map[sources.Signal][]float64{},
+	}
+	for id := range ts.scalars {
+		if id.key != "" || id.sig.Info().Scope != sources.ScopeWorker {
+			continue
+		}
+		if r := ts.reading(id.sig, "", from, to); r.Present || r.Source != "" {
+			w.Readings[id.sig] = r
+		}
+	}
+	for id := range ts.hists {
+		if id.key != "" || id.sig.Info().Scope != sources.ScopeWorker {
+			continue
+		}
+		d, _ := ts.histDist(id.sig, "", from, to)
+		w.Dists[id.sig] = quantiles(d, id.sig.Info().Unit, ts.sourceNames[id.sig])
+	}
+	for h, g := range kvGaugeFallback {
+		if w.Dists[h].Present {
+			continue
+		}
+		if r := w.Readings.Get(g); r.Present {
+			w.Dists[h] = sources.Quantiles{Present: true, Form: "gauge", Mean: r.Value,
+				P50: math.NaN(), P90: math.NaN(), P99: math.NaN(), Unit: g.Info().Unit, Source: r.Source}
+		}
+	}
+	if hit, total, src, ok := ts.hitTerms(from, to); ok {
+		w.Hit = hitRatio(hit, total, "tokens", src)
+	}
+	idx := ts.idx
+	for _, sig := range historySignals {
+		if col, ok := ts.scalars[histID{sig, ""}]; ok {
+			w.History[sig] = ts.stepSeries(col, idx)
+		}
+	}
+	w.HitHistory = ts.hitHistory(idx)
+	for _, t := range ts.restarts {
+		if !t.Before(to.Add(-window)) {
+			w.Restarted = true
+		}
+	}
+	return w
+}
+
+func (ts *targetState) gatewayView(status sources.TargetStatus, window time.Duration, cs chartSpec) sources.GatewayView {
+	from, to := ts.window(window)
+	g := sources.GatewayView{
+		TargetStatus: status,
+		Readings:     sources.Readings{},
+		Responses:    map[string]sources.Reading{},
+		Errors:       map[string]sources.Reading{},
+		Dists:        map[sources.Signal]sources.Quantiles{},
+	}
+	workers := map[string]bool{}
+	for id := range ts.scalars {
+		if id.sig.Info().Scope != sources.ScopeGateway {
+			continue
+		}
+		switch {
+		case id.sig == sources.SigGWResponses:
+			g.Responses[id.key] = ts.reading(id.sig, id.key, from, to)
+		case id.sig == sources.SigGWErrors:
+			g.Errors[id.key] = ts.reading(id.sig, id.key, from, to)
+		case id.key != "":
+			workers[id.key] = true
+		default:
+			if r := ts.reading(id.sig, "", from, to); r.Present || r.Source != "" {
+				g.Readings[id.sig] = r
+			}
+		}
+	}
+	for k := range workers {
+		g.Workers = append(g.Workers, k)
+	}
+	sort.Strings(g.Workers)
+	for id := range ts.hists {
+		if id.key == "" && id.sig.Info().Scope == sources.ScopeGateway {
+			d, _ := ts.histDist(id.sig, "", from, to)
+			g.Dists[id.sig] = quantiles(d, id.sig.Info().Unit, ts.sourceNames[id.sig])
+		}
+	}
+	g.Predicted, g.Ceiling = ts.predicted(from, to)
+	g.PredictedHistory = ts.predictedHistory(ts.idx)
+	return g
+}
+
+// predicted returns the replica's predicted hit figure and, on the 2026
+// router, the fleet-best ceiling (matched ÷ query blocks).
+func (ts *targetState) predicted(from, to time.Time) (pred, ceil sources.HitRatio) {
+	inc := func(sig sources.Signal) (float64, bool) {
+		col, ok := ts.scalars[histID{sig, ""}]
+		if !ok {
+			return 0, false
+		}
+		d, _, ok := ts.counterDelta(col, from, to)
+		return d, ok
+	}
+	if q, ok := inc(sources.SigGWQueryBlocks); ok {
+		sel, _ := inc(sources.SigGWSelectedBlocks)
+		m, _ := inc(sources.SigGWMatchedBlocks)
+		return hitRatio(sel, q, "blocks", "selected_overlap_blocks / cache_aware_query_blocks"),
+			hitRatio(m, q, "blocks", "matched_overlap_blocks / cache_aware_query_blocks")
+	}
+	h, okh := inc(sources.SigGWCacheHits)
+	m, okm := inc(sources.SigGWCacheMisses)
+	if okh || okm {
+		return hitRatio(h, h+m, "requests", "cache_hits / (cache_hits + cache_misses), per request >threshold"), sources.HitRatio{}
+	}
+	return sources.HitRatio{}, sources.HitRatio{}
+}
+
+// routerView is this gateway's view of the worker with the given key.
+func (ts *targetState) routerView(key, replica string, window time.Duration) (sources.RouterView, bool) {
+	from, to := ts.window(window)
+	rv := sources.RouterView{
+		Replica:   replica,
+		InFlight:  ts.reading(sources.SigGWWorkerInFlight, key, from, to),
+		Health:    ts.reading(sources.SigGWWorkerHealth, key, from, to),
+		CB:        ts.reading(sources.SigGWWorkerCB, key, from, to),
+		Picks:     ts.reading(sources.SigGWWorkerPicks, key, from, to),
+		KVBlocks:  ts.reading(sources.SigGWWorkerKVBlocks, key, from, to),
+		EngineHit: ts.reading(sources.SigGWEngineHitLastBatch, key, from, to),
+	}
+	any := false
+	for _, sig := range []sources.Signal{sources.SigGWWorkerInFlight, sources.SigGWWorkerHealth, sources.SigGWWorkerCB,
+		sources.SigGWWorkerPicks, sources.SigGWWorkerKVBlocks, sources.SigGWEngineHitLastBatch} {
+		if _, ok := ts.scalars[histID{sig, key}]; ok {
+			any = true
+		}
+	}
+	return rv, any
+}
