@@ -108,7 +108,7 @@ func needsEscape(r rune) bool {
 	case r >= 0x200b && r <= 0x200f, // zero-width space/joiners, LRM, RLM
 		r >= 0x202a && r <= 0x202e, // bidi embeddings and overrides
 		r >= 0x2060 && r <= 0x206f, // word joiner, invisible operators, bidi isolates
-		r == 0x2028, r == 0x2029, // line and paragraph separators
+		r == 0x2028, r == 0x2029,   // line and paragraph separators
 		r == 0xfeff: // zero-width no-break space / BOM
 		return true
 	}
