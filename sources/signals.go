@@ -112,6 +112,10 @@ const (
 	SigGWTTFT    // TTFT at the gateway (s)
 	SigGWTPOT    // per-request mean time per output token at the gateway (s)
 
+	// Worker counters added after the first cut (appended so earlier values
+	// keep their numbers).
+	SigForwardSeconds // GPU time spent in forward passes (s); Σ category, Σ dp_rank; rate = busy GPUs
+
 	numSignals
 )
 
@@ -200,6 +204,8 @@ var signalInfo = [numSignals]SignalInfo{
 	SigGWLatency: {"gateway latency", Histogram, ScopeGateway, "s", false},
 	SigGWTTFT:    {"gateway TTFT", Histogram, ScopeGateway, "s", false},
 	SigGWTPOT:    {"gateway TPOT", Histogram, ScopeGateway, "s", false},
+
+	SigForwardSeconds: {"GPU forward time", Counter, ScopeWorker, "s", false},
 }
 
 // Info returns the signal's description; the zero SignalInfo for an
