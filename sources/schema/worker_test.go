@@ -179,7 +179,7 @@ func TestMapWorkerFixtures(t *testing.T) {
 			},
 			pids: []string{"4101", "4102", "4103", "4104"},
 			markers: map[string]float64{
-				"sglang:engine_startup_time": 41.25,
+				"sglang:engine_startup_time":                               41.25,
 				`sglang:startup_time_seconds{phase="kv_cache_allocation"}`: 3.25,
 				`sglang:startup_time_seconds{phase="load_weight"}`:         12.5,
 			},
