@@ -170,8 +170,10 @@ func (m *mapper) scalarFamily(r *rule, mt match, mf *dto.MetricFamily) bool {
 	return true
 }
 
-// histFamily merges the usable series of one histogram/summary family into
-// m.hist and reports whether there were any.
+// histFamily merges the series of one histogram/summary family into m.hist
+// and reports whether it could. One incomplete series (a lost _sum or
+// _count line) makes the whole family unusable for this scrape: a merged
+// figure without it would look like a counter reset downstream.
 func (m *mapper) histFamily(r *rule, mt match, mf *dto.MetricFamily) bool {
 	m.groups = m.groups[:0]
 	active := m.activePrefs(mf)
@@ -179,9 +181,9 @@ func (m *mapper) histFamily(r *rule, mt match, mf *dto.MetricFamily) bool {
 		if !m.keep(s, mt, active) {
 			continue
 		}
-		c, ok := histCount(s)
+		_, c, ok := histTotals(s)
 		if !ok {
-			continue
+			return false
 		}
 		h := m.seriesHash(s)
 		if g := m.findGroup("", h, s); g != nil {

@@ -116,6 +116,33 @@ func TestAggregationRules(t *testing.T) {
 			},
 		},
 		{
+			// No _count line: the +Inf bucket is the count.
+			name: "missing _count read from +Inf",
+			body: "# TYPE sglang:e2e_request_latency_seconds histogram\n" +
+				"sglang:e2e_request_latency_seconds_bucket{le=\"1\"} 4\n" +
+				"sglang:e2e_request_latency_seconds_bucket{le=\"+Inf\"} 6\n" +
+				"sglang:e2e_request_latency_seconds_sum 5\n",
+			hists: map[sources.Signal]wantHist{
+				sources.SigE2E: {bounds: []float64{1, inf}, counts: []float64{4, 6}, sum: 5, count: 6},
+			},
+		},
+		{
+			// A lost _sum line is unknown, not 0: one such series makes the
+			// merged histogram unusable for this scrape.
+			name: "missing _sum makes the histogram absent",
+			body: "# TYPE sglang:e2e_request_latency_seconds histogram\n" +
+				"sglang:e2e_request_latency_seconds_bucket{is_streaming=\"true\",le=\"+Inf\"} 6\n" +
+				"sglang:e2e_request_latency_seconds_count{is_streaming=\"true\"} 6\n" +
+				"sglang:e2e_request_latency_seconds_bucket{is_streaming=\"false\",le=\"+Inf\"} 2\n" +
+				"sglang:e2e_request_latency_seconds_sum{is_streaming=\"false\"} 1\n" +
+				"sglang:e2e_request_latency_seconds_count{is_streaming=\"false\"} 2\n",
+		},
+		{
+			name: "summary without _sum is absent",
+			body: "# TYPE smg_router_tpot_seconds summary\n" +
+				"smg_router_tpot_seconds{quantile=\"0.5\"} 0.02\nsmg_router_tpot_seconds_count 9\n",
+		},
+		{
 			// Summaries from several label sets: Sum and Count add up, no Bounds.
 			name: "summaries merge to sum and count",
 			body: "# TYPE smg_router_ttft_seconds summary\n" +

@@ -9,37 +9,46 @@ import (
 	"github.com/pdtop/pdtop/sources"
 )
 
-// histCount returns a histogram or summary series' observation count and
-// whether the series is usable: a histogram with a finite sum, or a summary
-// with at least a _sum or a _count line (a summary cut off after its
-// quantile lines, as in the May-2025 sgl-router capture, says nothing a
-// window figure can use).
-func histCount(s *dto.Metric) (float64, bool) {
+// histTotals returns a histogram or summary series' sum and observation
+// count, and whether the series is complete enough to use. The project
+// parser leaves SampleSum / SampleCount nil when their line was lost, so a
+// missing field is "unknown", never 0: a histogram needs its _sum and
+// either its _count or a +Inf bucket; a summary needs _sum and _count (a
+// summary cut off after its quantile lines, as in the May-2025 sgl-router
+// capture, is unusable). A non-finite sum is unusable too.
+func histTotals(s *dto.Metric) (sum, count float64, ok bool) {
 	switch {
 	case s.Histogram != nil:
 		h := s.Histogram
-		if f := h.GetSampleSum(); math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, false
+		if h.SampleSum == nil {
+			return 0, 0, false
 		}
-		return histSampleCount(h), true
+		sum = h.GetSampleSum()
+		switch {
+		case h.SampleCountFloat != nil:
+			count = h.GetSampleCountFloat()
+		case h.SampleCount != nil:
+			count = float64(h.GetSampleCount())
+		default:
+			n := len(h.Bucket)
+			if n == 0 || !math.IsInf(h.Bucket[n-1].GetUpperBound(), 1) {
+				return 0, 0, false
+			}
+			count = bucketCount(h.Bucket[n-1])
+		}
 	case s.Summary != nil:
 		q := s.Summary
-		if q.SampleCount == nil && q.SampleSum == nil {
-			return 0, false
+		if q.SampleCount == nil || q.SampleSum == nil {
+			return 0, 0, false
 		}
-		if f := q.GetSampleSum(); math.IsNaN(f) || math.IsInf(f, 0) {
-			return 0, false
-		}
-		return float64(q.GetSampleCount()), true
+		sum, count = q.GetSampleSum(), float64(q.GetSampleCount())
+	default:
+		return 0, 0, false
 	}
-	return 0, false
-}
-
-func histSampleCount(h *dto.Histogram) float64 {
-	if h.SampleCountFloat != nil {
-		return h.GetSampleCountFloat()
+	if math.IsNaN(sum) || math.IsInf(sum, 0) || math.IsNaN(count) {
+		return 0, 0, false
 	}
-	return float64(h.GetSampleCount())
+	return sum, count, true
 }
 
 func bucketCount(b *dto.Bucket) float64 {
@@ -68,19 +77,17 @@ func (b *histBuilder) reset() {
 	b.sum, b.count, b.n, b.noBuckets = 0, 0, 0, false
 }
 
-// add merges one usable series (see histCount).
+// add merges one usable series (see histTotals).
 func (b *histBuilder) add(s *dto.Metric) {
+	sum, cnt, _ := histTotals(s)
 	b.n++
+	b.sum += sum
+	b.count += cnt
 	if s.Summary != nil {
-		b.sum += s.Summary.GetSampleSum()
-		b.count += float64(s.Summary.GetSampleCount())
 		b.noBuckets = true
 		return
 	}
 	h := s.Histogram
-	cnt := histSampleCount(h)
-	b.sum += h.GetSampleSum()
-	b.count += cnt
 	if b.noBuckets {
 		return
 	}
