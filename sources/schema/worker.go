@@ -45,6 +45,7 @@ var workerAdapter = adapter{
 		{sig: sources.SigKVUsedTokens, aliases: sgl("num_used_tokens", "kv_used_tokens")},
 		{sig: sources.SigKVEvictableTokens, aliases: sgl("kv_evictable_tokens")},
 		{sig: sources.SigPendingPrealloc, aliases: sgl("pending_prealloc_token_usage"), agg: aggMax},
+		// Per-scheduler decode tok/s (sticky when idle), summed over dp_rank.
 		{sig: sources.SigGenThroughputGauge, aliases: sgl("gen_throughput")},
 		{sig: sources.SigCacheHitLastBatch, aliases: sgl("cache_hit_rate"), agg: aggMax, v03Percent: true},
 		// KV transfer, old gauge form (before PR #19009): only a TYPE gauge
