@@ -1,0 +1,218 @@
+package panels
+
+import (
+	"strings"
+
+	"github.com/pdtop/pdtop/sources"
+)
+
+// drawCache is the Cache: router vs worker panel. The router's prediction
+// exists only per gateway replica (engines.md §5, gateway.md §8), so the
+// panel compares each replica's predicted hit — with its unit and form —
+// to the prefill pool's actual hit (cached ÷ prompt tokens, ratio of sums),
+// then lists per prefill worker the actual hit with its token counts, the
+// last-batch gauge as a secondary figure, each replica's view of the
+// worker (picks/s, in-flight, health, circuit) and its waiting queue.
+// Likely causes of a gap and a predicted-vs-actual chart follow when there
+// is room.
+func drawCache(c *drawCtx) []string {
+	s, m := c.s, &c.m
+	ws, pool := prefillSide(s)
+	if len(ws) == 0 && len(s.Gateways) == 0 {
+		return message(c, "no gateways or prefill workers in this fleet")
+	}
+	gt := gatewayHitTable(s, pool, m)
+	wt := workerHitTable(s, ws, pool, m)
+	causes := cacheCauses(s, ws, m)
+	for i, l := range causes {
+		causes[i] = paint(c.st, toneWarn, fit(l, c.w))
+	}
+	parts := []part{fixedTablePart(c, gt, 0)}
+	if len(s.Gateways) == 0 {
+		parts[0] = linesPart([]string{paint(c.st, toneMuted, "no gateway replica scraped: no prediction to compare")}, 1, 0, false)
+	}
+	if len(ws) > 0 {
+		p := tablePart(c, wt, 0)
+		p.gap = true
+		parts = append(parts, p)
+	}
+	parts = append(parts, linesPart(causes, 1, 2, true))
+	if act := seriesPoints(s, "hit_actual"); len(act) > 0 || len(seriesPoints(s, "hit_predicted")) > 0 {
+		ch := &chart{
+			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
+			window: s.Window, slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")),
+			lines: []chartLine{
+				{label: "predicted", points: seriesPoints(s, "hit_predicted"), style: c.st.Series[2], dashed: true},
+				{label: "actual", points: act, style: c.st.Series[3]},
+			},
+		}
+		parts = append(parts, part{min: 7, want: 24, prio: 3, gap: true,
+			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})
+	}
+	parts = append(parts, legendPart(c, 1))
+	return stack(c.w, c.h, parts)
+}
+
+// predictedForm names what a replica's predicted figure counts.
+func predictedForm(g *sources.GatewayView) string {
+	if !g.Predicted.Present {
+		if strings.Contains(strings.ToLower(g.Generation+" "+g.Engine), "smg") {
+			return "not exposed (smg)"
+		}
+		return "not exposed"
+	}
+	switch g.Predicted.Unit {
+	case "requests":
+		return "requests >30% match"
+	case "blocks":
+		return "blocks selected÷query"
+	}
+	return unitShort(g.Predicted.Unit)
+}
+
+// gatewayHitTable compares each replica's prediction with the pool's
+// actual hit.
+func gatewayHitTable(s *sources.Snapshot, pool *sources.PoolView, m *marks) *table {
+	t := &table{cols: []column{
+		{name: "replica", left: true, max: 20},
+		{name: "", left: true},
+		{name: "predicted"},
+		{name: "form", left: true, prio: 2},
+		{name: "actual", prio: 0},
+		{name: "gap", prio: 1},
+		{name: "ceiling", prio: 5},
+	}}
+	actual := m.hitCell(pool.Hit)
+	if actual.tone == toneText {
+		actual.text += " tok"
+	}
+	for i := range s.Gateways {
+		g := &s.Gateways[i]
+		pred, gap, ceil := cell{}, cell{}, cell{}
+		if g.Predicted.Present {
+			pred = m.hitCell(g.Predicted)
+			if pred.tone == toneText {
+				pred.text += " " + unitShort(g.Predicted.Unit)
+			}
+			if pool.Hit.Present && pool.Hit.Total > 0 && g.Predicted.Total > 0 {
+				gap = txt(pp(g.Predicted.Ratio - pool.Hit.Ratio))
+				if gap.text != markAbsent && g.Predicted.Unit != pool.Hit.Unit {
+					gap.text += "≠"
+					m.note("≠ " + unitShort(g.Predicted.Unit) + " vs " + unitShort(pool.Hit.Unit) + ": different scales")
+				}
+				if d := g.Predicted.Ratio - pool.Hit.Ratio; d > 0.2 || d < -0.2 {
+					gap.tone = toneWarn
+				}
+			}
+		} else {
+			pred = muted(markAbsent)
+		}
+		if g.Ceiling.Present {
+			ceil = m.hitCell(g.Ceiling)
+		}
+		t.rows = append(t.rows, append([]cell{txt(clean(g.Name, 30)), stateCell(&g.TargetStatus)},
+			rowCells(&g.TargetStatus, []cell{pred, muted(predictedForm(g)), actual, gap, ceil}, m)...))
+	}
+	return t
+}
+
+// workerHitTable lists each prefill worker's actual hit beside the
+// routers' view of it.
+func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources.PoolView, m *marks) *table {
+	t := &table{cols: []column{
+		{name: "worker", left: true, max: 24},
+		{name: "", left: true},
+		{name: "hit", unit: "tok"},
+		{name: "cached of prompt", unit: "window", prio: 3},
+		{name: "last", unit: "batch", prio: 5},
+		{name: "wait", unit: "req", prio: 1},
+	}}
+	for i := range s.Gateways {
+		t.cols = append(t.cols, column{name: clean(s.Gateways[i].Name, 16), unit: "pick/s in-fl", prio: 2 + 2*i, left: true})
+	}
+	for _, w := range ws {
+		lb := m.reading(w.Readings.Get(sources.SigCacheHitLastBatch), ratioPct)
+		if lb.tone == toneText {
+			lb.tone = toneMuted
+		}
+		cells := []cell{m.hitCell(w.Hit), hitOf(w.Hit), lb, m.reading(w.Readings.Get(sources.SigWaiting), count)}
+		for i := range s.Gateways {
+			cells = append(cells, routerCell(w, s.Gateways[i].Name, m))
+		}
+		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
+			rowCells(&w.TargetStatus, cells, m)...))
+	}
+	foot := []cell{toned("pool", toneAccent), poolState(pool), m.hitCell(pool.Hit), hitOf(pool.Hit), {},
+		m.reading(pool.Readings.Get(sources.SigWaiting), count)}
+	t.foot = [][]cell{foot}
+	m.note("hit = cached÷prompt tokens over the window; last batch = gauge")
+	return t
+}
+
+// routerCell is one replica's view of a worker: "9.8/s 3", plus
+// "UNHEALTHY", "CB open" or "CB half" when so.
+func routerCell(w *sources.WorkerView, replica string, m *marks) cell {
+	for i := range w.Router {
+		r := &w.Router[i]
+		if r.Replica != replica {
+			continue
+		}
+		picks, inf := "—", "—"
+		if r.Picks.Present {
+			picks = rate(r.Picks.Value) + "/s"
+		}
+		if r.InFlight.Present {
+			inf = count(r.InFlight.Value)
+		}
+		c := txt(picks + " " + inf)
+		if !r.Picks.Present && !r.InFlight.Present {
+			m.absent = true
+			c = muted(markAbsent)
+		}
+		if r.Health.Present && r.Health.Value == 0 {
+			c.text += " UNHEALTHY"
+			c.tone = toneCrit
+		}
+		if r.CB.Present {
+			switch r.CB.Value {
+			case 1:
+				c.text += " CB open"
+				c.tone = toneCrit
+			case 2:
+				c.text += " CB half"
+				if c.tone != toneCrit {
+					c.tone = toneWarn
+				}
+			}
+		}
+		return c
+	}
+	return muted("not listed")
+}
+
+// cacheCauses lists likely reasons the prediction and the actual hit
+// differ: restarts (cold cache), replicas disagreeing about a worker,
+// and replicas without a prediction.
+func cacheCauses(s *sources.Snapshot, ws []*sources.WorkerView, m *marks) []string {
+	var out []string
+	for _, w := range ws {
+		if w.Restarted {
+			m.restart = true
+			out = append(out, markRestart+" "+clean(w.Name, 30)+" restarted: cold cache")
+		}
+		if len(w.Router) > 1 {
+			h0, c0 := w.Router[0].Health, w.Router[0].CB
+			for _, r := range w.Router[1:] {
+				if r.Health.Present != h0.Present || r.Health.Value != h0.Value ||
+					r.CB.Present != c0.Present || r.CB.Value != c0.Value {
+					out = append(out, "replicas disagree on "+clean(w.Name, 30)+" (health/circuit)")
+					break
+				}
+			}
+		}
+		if ev := w.Readings.Get(sources.SigEvictedTokens); ev.Present && ev.Value > 0 {
+			out = append(out, clean(w.Name, 30)+" evicting "+num(ev.Value)+" tok/s: KV pressure")
+		}
+	}
+	return out
+}

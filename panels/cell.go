@@ -1,0 +1,228 @@
+package panels
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/themes"
+)
+
+// tone is the semantic style of a piece of text; it maps to a themes style.
+type tone uint8
+
+const (
+	toneText tone = iota
+	toneMuted
+	toneAccent
+	toneOK
+	toneWarn
+	toneCrit
+	toneHeader
+	toneUnit
+)
+
+// styleOf returns the style for t.
+func styleOf(st *themes.Styles, t tone) lipgloss.Style {
+	switch t {
+	case toneMuted:
+		return st.Muted
+	case toneAccent:
+		return st.Accent
+	case toneOK:
+		return st.OK
+	case toneWarn:
+		return st.Warn
+	case toneCrit:
+		return st.Crit
+	case toneHeader:
+		return st.Header
+	case toneUnit:
+		return st.Unit
+	}
+	return st.Cell
+}
+
+// paint renders s in tone t; plain text is returned as is.
+func paint(st *themes.Styles, t tone, s string) string {
+	if s == "" {
+		return ""
+	}
+	return styleOf(st, t).Render(s)
+}
+
+// cell is one table value: plain text plus its tone. The text carries the
+// meaning on its own (a word or symbol), the tone only reinforces it.
+type cell struct {
+	text string
+	tone tone
+	raw  bool // text is already styled (bars); the table must not restyle it
+}
+
+func txt(s string) cell          { return cell{text: s} }
+func muted(s string) cell        { return cell{text: s, tone: toneMuted} }
+func toned(s string, t tone) cell { return cell{text: s, tone: t} }
+
+// marks collects which special marks a panel drew, so its legend explains
+// exactly those and no others.
+type marks struct {
+	absent, pending, restart, approx, stale bool
+	extra                               []string
+}
+
+// reading formats r with f, or the absent / pending mark.
+func (m *marks) reading(r sources.Reading, f func(float64) string) cell {
+	if r.Present && sources.Finite(r.Value) {
+		return txt(f(r.Value))
+	}
+	return m.missing(r.Source)
+}
+
+// missing returns the mark for a value that is not there: "n/a" when the
+// metric exists (source known) but has no figure yet, "—" otherwise.
+func (m *marks) missing(source string) cell {
+	if source != "" {
+		m.pending = true
+		return muted(markPending)
+	}
+	m.absent = true
+	return muted(markAbsent)
+}
+
+// note adds a legend entry (once).
+func (m *marks) note(s string) {
+	for _, e := range m.extra {
+		if e == s {
+			return
+		}
+	}
+	m.extra = append(m.extra, s)
+}
+
+// legend returns the legend entries for the marks used.
+func (m *marks) legend() []string {
+	var out []string
+	if m.absent {
+		out = append(out, markAbsent+" not exposed by this version")
+	}
+	if m.pending {
+		out = append(out, markPending+" not enough samples yet")
+	}
+	if m.restart {
+		out = append(out, markRestart+" restarted in window")
+	}
+	if m.approx {
+		out = append(out, markApprox+" mean/last value, no quantiles")
+	}
+	return append(out, m.extra...)
+}
+
+// legendLine renders the legend in one muted line of at most w cells.
+func (m *marks) legendLine(st *themes.Styles, w int) string {
+	l, _ := joinLine(m.legend(), " · ", w)
+	if l == "" {
+		return ""
+	}
+	return paint(st, toneMuted, l)
+}
+
+// stateCell is the word for a target's scrape health: empty when up,
+// "STALE 12s", "DOWN" or "PENDING" otherwise.
+func stateCell(ts *sources.TargetStatus) cell {
+	switch ts.Health {
+	case sources.Up:
+		if ts.Slow {
+			return toned("SLOW", toneWarn)
+		}
+		return cell{}
+	case sources.Stale:
+		return toned("STALE "+age(ts.Age), toneWarn)
+	case sources.Down:
+		return toned("DOWN", toneCrit)
+	}
+	return toned("PENDING", toneMuted)
+}
+
+// hasData reports whether a target's values can be shown (up, or stale with
+// last good values).
+func hasData(ts *sources.TargetStatus) bool {
+	return ts.Health == sources.Up || ts.Health == sources.Stale
+}
+
+// nameCell is a worker's display name with its restart marker.
+func (m *marks) nameCell(ts *sources.TargetStatus, restarted bool) cell {
+	name := clean(ts.Name, 40)
+	if name == "" {
+		name = clean(ts.ID, 40)
+	}
+	if restarted {
+		m.restart = true
+		name += " " + markRestart
+	}
+	return txt(name)
+}
+
+// rowCells applies a target's health to its value cells: stale values are
+// muted (they are the last good ones), a target with no data shows blanks.
+func rowCells(ts *sources.TargetStatus, cells []cell, m *marks) []cell {
+	switch {
+	case ts.Health == sources.Stale:
+		m.stale = true
+		for i := range cells {
+			if cells[i].tone == toneText {
+				cells[i].tone = toneMuted
+			}
+		}
+	case !hasData(ts):
+		for i := range cells {
+			cells[i] = cell{}
+		}
+	}
+	return cells
+}
+
+// dist picks a quantile from q for display: the quantile when the window
+// has a histogram, else the mean marked "~" (summary or old gauge form).
+func (m *marks) dist(q sources.Quantiles, pick func(sources.Quantiles) float64, f func(float64, string) string) cell {
+	if !q.Present {
+		return m.missing(q.Source)
+	}
+	v := pick(q)
+	if sources.Finite(v) {
+		return txt(f(v, q.Unit))
+	}
+	if q.Form != "histogram" && sources.Finite(q.Mean) {
+		m.approx = true
+		return txt(markApprox + f(q.Mean, q.Unit))
+	}
+	if q.Count == 0 {
+		return muted("idle")
+	}
+	return m.missing(q.Source)
+}
+
+func p50(q sources.Quantiles) float64 { return q.P50 }
+func p99(q sources.Quantiles) float64 { return q.P99 }
+
+// latency formats a latency quantile in its unit.
+func latency(v float64, unit string) string { return inUnit(v, unit) }
+
+// ago formats how long before now t was ("3m ago"), or "" for a zero time.
+func ago(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	if now.IsZero() || now.Before(t) {
+		return t.Format("15:04:05")
+	}
+	return age(now.Sub(t)) + " ago"
+}
+
+// firstWord returns s up to the first space (for compact error messages).
+func firstWord(s string) string {
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		return s[:i]
+	}
+	return s
+}

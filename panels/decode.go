@@ -1,0 +1,214 @@
+package panels
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/themes"
+)
+
+// kvHigh is the KV usage at which a decode worker is marked "!" (the
+// config thresholds of issue 5 will replace it).
+const kvHigh = 0.9
+
+// drawDecode is the Decode admission panel: per decode worker running,
+// prealloc and transfer queues (requests), a KV usage bar with its
+// percentage and retractions/s; then per gateway replica the offered
+// req/s against what it answered by status class (2xx / 429 / 408 / 5xx)
+// and the rejected share.
+func drawDecode(c *drawCtx) []string {
+	s, m := c.s, &c.m
+	ws, pool := decodeSide(s)
+	barW := 5
+	switch {
+	case c.w >= 100:
+		barW = 16
+	case c.w >= 70:
+		barW = 10
+	}
+	t := &table{cols: []column{
+		{name: "worker", left: true, max: 24},
+		{name: "", left: true},
+		{name: "running", unit: "req"},
+		{name: "prealloc", unit: "req", prio: 1},
+		{name: "xfer", unit: "req", prio: 3},
+		{name: "KV usage", unit: "of pool", left: true},
+		{name: "retract", unit: "req/s", prio: 2},
+		{name: "output", unit: "tok/s", prio: 4},
+	}}
+	for _, w := range ws {
+		r := w.Readings
+		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
+			rowCells(&w.TargetStatus, []cell{
+				m.reading(r.Get(sources.SigRunning), count),
+				m.reading(r.Get(sources.SigPreallocQueue), count),
+				m.reading(r.Get(sources.SigTransferQueue), count),
+				kvBar(c.st, m, r.Get(sources.SigKVUsage), barW, w.Health == sources.Stale),
+				retractCell(m, r.Get(sources.SigRetractions)),
+				m.reading(r.Get(sources.SigGenerationTokens), rate),
+			}, m)...))
+	}
+	pr := pool.Readings
+	kvMax := m.reading(pr.Get(sources.SigKVUsage), ratioPct)
+	if kvMax.tone == toneText {
+		kvMax.text = "max " + kvMax.text
+	}
+	t.foot = [][]cell{{toned("pool", toneAccent), poolState(pool),
+		m.reading(pr.Get(sources.SigRunning), count),
+		m.reading(pr.Get(sources.SigPreallocQueue), count),
+		m.reading(pr.Get(sources.SigTransferQueue), count),
+		kvMax,
+		retractCell(m, pr.Get(sources.SigRetractions)),
+		m.reading(pr.Get(sources.SigGenerationTokens), rate),
+	}}
+	var parts []part
+	if len(ws) > 0 {
+		parts = append(parts, tablePart(c, t, 0))
+	} else {
+		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no decode workers in this fleet")}, 1, 0, false))
+	}
+	if len(s.Gateways) > 0 {
+		p := fixedTablePart(c, admissionTable(s, m), 0)
+		p.gap = true
+		alt := linesPart([]string{admissionLine(c)}, 1, 0, false)
+		p.alt = &alt
+		parts = append(parts, p)
+	}
+	return stack(c.w, c.h, append(parts, legendPart(c, 1)))
+}
+
+// kvBar is "████████░░ 78%": the bar in the theme's bar styles, the
+// percentage as text, and "!" at or above kvHigh so pressure never
+// depends on colour.
+func kvBar(st *themes.Styles, m *marks, r sources.Reading, w int, stale bool) cell {
+	if !r.Present || !sources.Finite(r.Value) {
+		return m.missing(r.Source)
+	}
+	v := math.Max(0, math.Min(1, r.Value))
+	filled := int(math.Round(v * float64(w)))
+	label := " " + pct(r.Value)
+	t := toneText
+	switch {
+	case r.Value >= kvHigh:
+		label += "!"
+		t = toneCrit
+		m.note("! KV usage ≥ " + pct(kvHigh))
+	case r.Value >= 0.75:
+		t = toneWarn
+	}
+	if stale {
+		t = toneMuted
+	}
+	fill := st.BarFill
+	if t != toneText {
+		fill = styleOf(st, t)
+	}
+	text := fill.Render(strings.Repeat("█", filled)) + st.BarEmpty.Render(strings.Repeat("░", w-filled)) +
+		styleOf(st, t).Render(label)
+	return cell{text: text, raw: true}
+}
+
+// retractCell is retractions/s, warn-toned when any happen (KV pressure).
+func retractCell(m *marks, r sources.Reading) cell {
+	c := m.reading(r, rate)
+	if r.Present && r.Value > 0 && c.tone == toneText {
+		c.tone = toneWarn
+	}
+	return c
+}
+
+// admissionTable is offered vs answered by status class per replica.
+func admissionTable(s *sources.Snapshot, m *marks) *table {
+	t := &table{cols: []column{
+		{name: "replica", left: true, max: 20},
+		{name: "", left: true},
+		{name: "offered", unit: "req/s"},
+		{name: "2xx", unit: "req/s"},
+		{name: "429", unit: "req/s", prio: 1},
+		{name: "408", unit: "req/s", prio: 3},
+		{name: "5xx", unit: "req/s", prio: 2},
+		{name: "4xx", unit: "req/s", prio: 5},
+		{name: "rejected", unit: "share"},
+	}}
+	classes := []string{"2xx", "429", "408", "5xx", "4xx"}
+	for i := range s.Gateways {
+		g := &s.Gateways[i]
+		cells := []cell{m.reading(g.Readings.Get(sources.SigGWOffered), rate)}
+		var total, bad float64
+		any := false
+		for _, k := range classes {
+			r, ok := g.Responses[k]
+			if !ok {
+				cells = append(cells, cell{})
+				continue
+			}
+			cells = append(cells, m.reading(r, rate))
+			if r.Present && sources.Finite(r.Value) {
+				any = true
+				total += r.Value
+				if k != "2xx" && k != "4xx" {
+					bad += r.Value
+				}
+			}
+		}
+		if len(g.Responses) == 0 {
+			cells[1] = m.missing("")
+		}
+		rej := cell{}
+		switch {
+		case any && total > 0:
+			rej = txt(pct(bad / total))
+			if bad/total >= 0.05 {
+				rej.tone = toneWarn
+			}
+		case any:
+			rej = muted("idle")
+		default:
+			rej = m.missing("")
+		}
+		cells = append(cells, rej)
+		t.rows = append(t.rows, append([]cell{txt(clean(g.Name, 30)), stateCell(&g.TargetStatus)},
+			rowCells(&g.TargetStatus, cells, m)...))
+	}
+	if r := s.Fleet.Rejected; len(s.Gateways) > 1 {
+		rej := m.reading(r, pct)
+		t.foot = [][]cell{{toned("fleet", toneAccent), {},
+			m.reading(s.Fleet.ReqRate, rate), {}, {}, {}, {}, {}, rej}}
+	}
+	m.note("rejected = (429+408+5xx) ÷ answered")
+	return t
+}
+
+// admissionLine is the fleet's admission in one line, for when the
+// per-replica table does not fit: "gw 77 req/s · rejected 2.7% · 2xx 75 ·
+// 429 1.5 · 5xx 0.5" (req/s by status class).
+func admissionLine(c *drawCtx) string {
+	sum := map[string]float64{}
+	seen := map[string]bool{}
+	for i := range c.s.Gateways {
+		for k, r := range c.s.Gateways[i].Responses {
+			if r.Present && sources.Finite(r.Value) {
+				sum[k] += r.Value
+				seen[k] = true
+			}
+		}
+	}
+	parts := []string{"gw " + readingText(c.s.Fleet.ReqRate, rate) + " req/s",
+		"rejected " + readingText(c.s.Fleet.Rejected, pct)}
+	for _, k := range []string{"2xx", "429", "408", "5xx"} {
+		if seen[k] {
+			parts = append(parts, k+" "+rate(sum[k]))
+		}
+	}
+	l, _ := joinLine(parts, " · ", c.w)
+	return l
+}
+
+// readingText is a reading's value or "—".
+func readingText(r sources.Reading, f func(float64) string) string {
+	if r.Present && sources.Finite(r.Value) {
+		return f(r.Value)
+	}
+	return markAbsent
+}

@@ -1,0 +1,37 @@
+package panels
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is a panel's own keys: they scroll its worker list. The ui sends
+// them to the focused panel after its own global keys.
+type KeyMap struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Home     key.Binding
+	End      key.Binding
+}
+
+// DefaultKeyMap returns the scroll keys: ↑/k, ↓/j, pgup, pgdn, home/g,
+// end/G.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "scroll up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Home:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "first row")),
+		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "last row")),
+	}
+}
+
+// ShortHelp returns the keys for the one-line help (help.KeyMap).
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down}
+}
+
+// FullHelp returns the keys for the full help overlay (help.KeyMap).
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown}, {k.Home, k.End}}
+}

@@ -1,0 +1,132 @@
+package panels
+
+import (
+	"github.com/pdtop/pdtop/sources"
+)
+
+// drawKV is the KV transfer panel: per prefill worker its in-flight
+// transfer queue, per decode worker its transfer queue (both requests),
+// then KV-transfer latency p50/p99 (histogram, or the old gauge form's
+// last value marked "~"), mean speed (GB/s) and size (MB per request),
+// transfer and bootstrap failures/s and timeouts/s, with a "stalled?" note
+// when a queue holds requests but no transfer finished in the window.
+func drawKV(c *drawCtx) []string {
+	s, m := c.s, &c.m
+	pre, ppool := prefillSide(s)
+	dec, dpool := decodeSide(s)
+	if len(pre)+len(dec) == 0 {
+		return message(c, "no workers in this fleet")
+	}
+	t := &table{cols: []column{
+		{name: "worker", left: true, max: 24},
+		{name: "", left: true},
+		{name: "role", left: true, prio: 6},
+		{name: "queue", unit: "req"},
+		{name: "latency", unit: "p50/p99", prio: 1},
+		{name: "speed", unit: "GB/s", prio: 4},
+		{name: "size", unit: "MB/req", prio: 5},
+		{name: "fail", unit: "req/s", prio: 1},
+		{name: "boot fail", unit: "req/s", prio: 5},
+		{name: "timeouts", unit: "/s", prio: 4},
+		{name: "", left: true, prio: 3},
+	}}
+	row := func(w *sources.WorkerView, queueSig sources.Signal, prefill bool) []cell {
+		r := w.Readings
+		lat := w.Dist(sources.SigKVXferLatency)
+		cells := []cell{
+			muted(w.Role.String()),
+			m.reading(r.Get(queueSig), count),
+			kvLatency(m, lat, prefill),
+			kvDist(m, kvFallback(w, sources.SigKVXferSpeed, sources.SigKVXferSpeedGauge), mean, plain, prefill),
+			kvDist(m, kvFallback(w, sources.SigKVXferSize, sources.SigKVXferSizeGauge), mean, plain, prefill),
+			m.reading(r.Get(sources.SigTransferFailed), rate),
+			m.reading(r.Get(sources.SigBootstrapFailed), rate),
+			m.reading(r.Get(sources.SigKVXferTimeouts), rate),
+			stallCell(r.Get(queueSig), lat),
+		}
+		if f := r.Get(sources.SigTransferFailed); f.Present && f.Value > 0 {
+			cells[5].tone = toneWarn
+		}
+		return append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
+			rowCells(&w.TargetStatus, cells, m)...)
+	}
+	for _, w := range pre {
+		t.rows = append(t.rows, row(w, sources.SigInflightQueue, true))
+	}
+	for _, w := range dec {
+		t.rows = append(t.rows, row(w, sources.SigTransferQueue, false))
+	}
+	foot := func(name string, p *sources.PoolView, queueSig sources.Signal) []cell {
+		r := p.Readings
+		lat := p.Dists[sources.SigKVXferLatency]
+		return []cell{toned(name, toneAccent), poolState(p), {},
+			m.reading(r.Get(queueSig), count),
+			kvLatency(m, lat, false),
+			{}, {},
+			m.reading(r.Get(sources.SigTransferFailed), rate),
+			m.reading(r.Get(sources.SigBootstrapFailed), rate),
+			m.reading(r.Get(sources.SigKVXferTimeouts), rate),
+			{}}
+	}
+	if len(pre) > 0 {
+		t.foot = append(t.foot, foot("prefill pool", ppool, sources.SigInflightQueue))
+	}
+	if len(dec) > 0 {
+		t.foot = append(t.foot, foot("decode pool", dpool, sources.SigTransferQueue))
+	}
+	m.note("queue: prefill in-flight / decode transfer")
+	return stack(c.w, c.h, []part{tablePart(c, t, 0), legendPart(c, 1)})
+}
+
+func mean(q sources.Quantiles) float64 { return q.Mean }
+
+// plain formats a value that carries its unit in the column header.
+func plain(v float64, _ string) string { return num(v) }
+
+// kvDist formats a KV-transfer figure. On decode workers, which usually do
+// not time transfers, a missing figure is left blank rather than "—".
+func kvDist(m *marks, q sources.Quantiles, pick func(sources.Quantiles) float64, f func(float64, string) string, required bool) cell {
+	if !q.Present && !required {
+		return cell{}
+	}
+	if q.Form == "gauge" && sources.Finite(q.Mean) {
+		// The old gauge form has no quantiles, only the last value.
+		m.approx = true
+		return txt(markApprox + f(q.Mean, q.Unit))
+	}
+	return m.dist(q, pick, f)
+}
+
+// kvLatency is "12ms/48ms" (p50/p99), or the old gauge form's last value
+// "~31ms", or a mean "~15ms" when the window has no buckets.
+func kvLatency(m *marks, q sources.Quantiles, required bool) cell {
+	if !q.Present && !required {
+		return cell{}
+	}
+	if q.Present && q.Form == "histogram" && sources.Finite(q.P50) && sources.Finite(q.P99) {
+		return txt(latency(q.P50, q.Unit) + "/" + latency(q.P99, q.Unit))
+	}
+	return kvDist(m, q, p50, latency, required)
+}
+
+// kvFallback returns the histogram form of a KV-transfer signal, or its
+// old gauge form from the worker's readings.
+func kvFallback(w *sources.WorkerView, hist, gauge sources.Signal) sources.Quantiles {
+	if q := w.Dist(hist); q.Present {
+		return q
+	}
+	if r := w.Readings.Get(gauge); r.Present {
+		return sources.Quantiles{Present: true, P50: r.Value, P99: r.Value, Mean: r.Value,
+			Form: "gauge", Unit: gauge.Info().Unit, Source: r.Source}
+	}
+	return sources.Quantiles{}
+}
+
+// stallCell flags a transfer queue that holds requests while no transfer
+// finished in the window.
+func stallCell(q sources.Reading, lat sources.Quantiles) cell {
+	if q.Present && q.Value > 0 && lat.Present && lat.Form == "histogram" && lat.Count == 0 {
+		return toned("stalled?", toneWarn)
+	}
+	return cell{}
+}

@@ -1,0 +1,97 @@
+package panels
+
+import (
+	"github.com/pdtop/pdtop/sources"
+)
+
+// drawPrefill is the Prefill queueing panel: per prefill worker the three
+// prefill queues (requests), the actual prefix hit beside them (cache
+// affinity has a waiting-time price), queue-time p50/p99 and input tok/s,
+// with pool totals pinned at the bottom; a chart of fleet input tok/s when
+// there is room.
+func drawPrefill(c *drawCtx) []string {
+	s, m := c.s, &c.m
+	ws, pool := prefillSide(s)
+	if len(ws) == 0 {
+		return message(c, "no prefill workers in this fleet")
+	}
+	t := &table{cols: []column{
+		{name: "worker", left: true, max: 24},
+		{name: "", left: true},
+		{name: "wait", unit: "req"},
+		{name: "hit", unit: "tok", prio: 1},
+		{name: "boot", unit: "req", prio: 2},
+		{name: "xfer", unit: "req", prio: 3},
+		{name: "q p50", unit: "s", prio: 5},
+		{name: "q p99", unit: "s", prio: 2},
+		{name: "input", unit: "tok/s", prio: 4},
+		{name: "run", unit: "req", prio: 6},
+	}}
+	for _, w := range ws {
+		r := w.Readings
+		q := w.Dist(sources.SigQueueTime)
+		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
+			rowCells(&w.TargetStatus, []cell{
+				m.reading(r.Get(sources.SigWaiting), count),
+				m.hitCell(w.Hit),
+				m.reading(r.Get(sources.SigBootstrapQueue), count),
+				m.reading(r.Get(sources.SigInflightQueue), count),
+				m.dist(q, p50, latency),
+				m.dist(q, p99, latency),
+				m.reading(r.Get(sources.SigPromptTokens), rate),
+				m.reading(r.Get(sources.SigRunning), count),
+			}, m)...))
+	}
+	pr := pool.Readings
+	pq := pool.Dists[sources.SigQueueTime]
+	t.foot = [][]cell{{
+		toned("pool", toneAccent), poolState(pool),
+		m.reading(pr.Get(sources.SigWaiting), count),
+		m.hitCell(pool.Hit),
+		m.reading(pr.Get(sources.SigBootstrapQueue), count),
+		m.reading(pr.Get(sources.SigInflightQueue), count),
+		m.dist(pq, p50, latency),
+		m.dist(pq, p99, latency),
+		m.reading(pr.Get(sources.SigPromptTokens), rate),
+		m.reading(pr.Get(sources.SigRunning), count),
+	}}
+	m.note("wait/boot/xfer: waiting, bootstrap, in-flight transfer queues")
+	m.note("hit = cached÷prompt tokens")
+	parts := []part{tablePart(c, t, 0)}
+	if pts := seriesPoints(s, "input_tps"); len(pts) > 0 {
+		ch := &chart{
+			title: "input", unit: "tok/s", format: num, window: s.Window,
+			slots: chartSlots(s, "input_tps"),
+			lines: []chartLine{{label: "fleet", points: pts, style: c.st.Series[0]}},
+		}
+		parts = append(parts, part{min: 7, want: 24, prio: 3, gap: true,
+			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})
+	}
+	parts = append(parts, legendPart(c, 1))
+	return stack(c.w, c.h, parts)
+}
+
+// legendPart is the panel's legend at the bottom, wrapped onto as many
+// lines as it needs (it gives up lines before the table does).
+func legendPart(c *drawCtx, prio int) part {
+	lines := wrapItems(c.m.legend(), " · ", c.w)
+	for i, l := range lines {
+		lines[i] = paint(c.st, toneMuted, l)
+	}
+	return linesPart(lines, 1, prio, true)
+}
+
+// wrapItems joins items with sep into lines of at most w cells, never
+// splitting an item (an item wider than w is cut).
+func wrapItems(items []string, sep string, w int) []string {
+	var lines []string
+	for len(items) > 0 && w > 0 {
+		l, n := joinLine(items, sep, w)
+		if n == 0 {
+			l, n = fit(items[0], w), 1
+		}
+		lines = append(lines, l)
+		items = items[n:]
+	}
+	return lines
+}

@@ -1,0 +1,185 @@
+package panels
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/themes"
+)
+
+// SummaryState is what the summary line needs to know beyond the snapshot:
+// whether the view is paused, the refresh interval and time window, the
+// current time and when the last tick's data arrived (the ui owns the
+// clock; panels never read it).
+type SummaryState struct {
+	// Paused is true while the view is frozen (scraping continues).
+	Paused bool
+	// Interval is the refresh interval; Window the rate/quantile window.
+	Interval, Window time.Duration
+	// Now is the current time; LastTick when the last snapshot arrived.
+	Now, LastTick time.Time
+}
+
+// rejectedWarn is the rejected share at which the summary flags it.
+const rejectedWarn = 0.05
+
+// Summary renders the one-line fleet summary in exactly width cells:
+// targets up/total, offered req/s, input and output tok/s, the fleet's
+// actual prefix hit, the rejected share, the refresh state ("live 1s",
+// "paused", "refreshing", "no data yet") and the window. Fields are dropped
+// from the least important when the line is narrow; the refresh state and
+// targets stay longest.
+func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) (out string) {
+	if w <= 0 {
+		return ""
+	}
+	if st == nil {
+		st = themes.Default()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out = fit(paint(st, toneCrit, "summary error"), w)
+		}
+	}()
+	label := func(l, v string, t tone) string {
+		return st.SummaryLabel.Render(l) + paint(st, t, v)
+	}
+	type field struct {
+		text string
+		prio int
+	}
+	var fields []field
+	refresh, rt := refreshState(s, state)
+	win := state.Window
+	if s != nil {
+		f := &s.Fleet
+		up := strconv.Itoa(f.TargetsUp) + "/" + strconv.Itoa(f.Targets) + " up"
+		ut := toneOK
+		if f.TargetsUp < f.Targets {
+			ut = toneWarn
+			if n := notUp(s); n != "" {
+				up += " (" + n + ")"
+			}
+		}
+		fields = append(fields,
+			field{paint(st, ut, up), 0},
+			field{paint(st, toneText, readingText(f.ReqRate, rate)) + label(" req/s", "", toneText), 1},
+			field{label("in ", readingText(f.InputRate, rate), toneText) +
+				label(" out ", readingText(f.OutputRate, rate), toneText) + st.SummaryLabel.Render(" tok/s"), 4},
+			field{label("hit ", hitSummary(f.Hit), toneText), 2},
+			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected)), 3},
+		)
+		if win <= 0 {
+			win = s.Window
+		}
+	}
+	fields = append(fields, field{paint(st, rt, refresh), 0})
+	if win > 0 {
+		fields = append(fields, field{label("window ", span(win), toneText), 6})
+	}
+	// Keep fields by importance while they fit, shown in their order.
+	sep := st.SummaryLabel.Render(" │ ")
+	keep := make([]bool, len(fields))
+	used, n := 1, 0
+	for prio := 0; prio <= 6; prio++ {
+		for i, f := range fields {
+			if f.prio != prio {
+				continue
+			}
+			add := width(f.text)
+			if n > 0 {
+				add += 3
+			}
+			if used+add <= w {
+				keep[i] = true
+				used += add
+				n++
+			}
+		}
+	}
+	if n == 0 && s != nil {
+		// Very narrow: "5/6 up".
+		fields[0].text = paint(st, toneText, strconv.Itoa(s.Fleet.TargetsUp)+"/"+strconv.Itoa(s.Fleet.Targets)+" up")
+		keep[0] = true
+	}
+	var parts []string
+	for i, f := range fields {
+		if keep[i] {
+			parts = append(parts, f.text)
+		}
+	}
+	line, _ := joinLine(parts, sep, w)
+	return st.Summary.Render(fit(" "+line, w))
+}
+
+// refreshState is "no data yet", "paused 12s" (age of the frozen data),
+// "refreshing" (data is later than two intervals) or "live 1s".
+func refreshState(s *sources.Snapshot, st SummaryState) (string, tone) {
+	switch {
+	case s == nil:
+		return "no data yet", toneMuted
+	case st.Paused:
+		if !st.Now.IsZero() && !s.Time.IsZero() && st.Now.After(s.Time) {
+			return "paused " + age(st.Now.Sub(s.Time)), toneWarn
+		}
+		return "paused", toneWarn
+	}
+	iv := st.Interval
+	if iv <= 0 {
+		iv = s.Interval
+	}
+	if !st.LastTick.IsZero() && !st.Now.IsZero() && iv > 0 && st.Now.Sub(st.LastTick) > 2*iv {
+		return "refreshing… " + age(st.Now.Sub(st.LastTick)), toneWarn
+	}
+	if iv <= 0 {
+		return "live", toneOK
+	}
+	return "live " + span(iv), toneOK
+}
+
+// notUp summarises targets that are not up: "1 STALE", "2 DOWN, 1 STALE".
+func notUp(s *sources.Snapshot) string {
+	var stale, down, pending int
+	for i := range s.Targets {
+		switch s.Targets[i].Health {
+		case sources.Stale:
+			stale++
+		case sources.Down:
+			down++
+		case sources.Pending:
+			pending++
+		}
+	}
+	var out string
+	add := func(n int, w string) {
+		if n == 0 {
+			return
+		}
+		if out != "" {
+			out += ", "
+		}
+		out += strconv.Itoa(n) + " " + w
+	}
+	add(down, "DOWN")
+	add(stale, "STALE")
+	add(pending, "PENDING")
+	return out
+}
+
+// hitSummary is the fleet hit with its unit: "40% tok", "idle" or "—".
+func hitSummary(h sources.HitRatio) string {
+	var m marks
+	c := m.hitCell(h)
+	if c.tone == toneText {
+		return c.text + " " + unitShort(h.Unit)
+	}
+	return c.text
+}
+
+func rejectedTone(r sources.Reading) tone {
+	if r.Present && r.Value >= rejectedWarn {
+		return toneWarn
+	}
+	return toneText
+}

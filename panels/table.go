@@ -1,0 +1,230 @@
+package panels
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/pdtop/pdtop/themes"
+)
+
+// column describes one table column. Columns are dropped from the highest
+// prio down when the table does not fit; prio 0 columns always stay (the
+// name column shrinks instead).
+type column struct {
+	name string // header, e.g. "waiting"
+	unit string // unit line under the header, e.g. "req"
+	left bool   // left-aligned (names); numbers are right-aligned
+	prio int
+	max  int  // cap on the width (0 = as wide as the content)
+	flex bool // takes whatever width is left (cut), once other columns fit
+}
+
+// table is a header, scrollable rows and pinned footer rows (pool totals).
+type table struct {
+	cols []column
+	rows [][]cell
+	foot [][]cell
+	w    int // width the table is laid out for (set by fitTo)
+
+	// layout cache for w
+	laid          bool
+	idx, widths   []int
+	gap, laidForW int
+}
+
+// fitTo sets the width the table will be drawn at.
+func (t *table) fitTo(w int) *table {
+	t.w = w
+	return t
+}
+
+// columns returns the layout for width w, computed once per width.
+func (t *table) columns(w int) ([]int, []int, int) {
+	if !t.laid || t.laidForW != w {
+		t.idx, t.widths, t.gap = t.layout(w)
+		t.laid, t.laidForW = true, w
+	}
+	return t.idx, t.widths, t.gap
+}
+
+// headerLines is how many lines the header takes: the name line, and the
+// unit line when a column shown at the table's width has a unit.
+func (t *table) headerLines() int {
+	idx, _, _ := t.columns(t.w)
+	for _, i := range idx {
+		if t.cols[i].unit != "" {
+			return 2
+		}
+	}
+	return 1
+}
+
+// minHeight is the smallest useful height: header, one row and the footer.
+func (t *table) minHeight() int {
+	n := t.headerLines() + len(t.foot)
+	if len(t.rows) > 0 {
+		n++
+	}
+	return n
+}
+
+// fullHeight is the height that shows every row.
+func (t *table) fullHeight() int { return t.headerLines() + len(t.rows) + len(t.foot) }
+
+// layout chooses which columns fit in w cells and their widths; it
+// returns the column indexes in display order, their widths and the gap.
+func (t *table) layout(w int) (idx []int, widths []int, gap int) {
+	n := len(t.cols)
+	natural := make([]int, n)
+	for i, c := range t.cols {
+		cw := 0
+		for _, rs := range [][][]cell{t.rows, t.foot} {
+			for _, r := range rs {
+				if i < len(r) {
+					cw = max(cw, width(r[i].text))
+				}
+			}
+		}
+		if cw > 0 || len(t.rows) == 0 {
+			// A column with nothing in it is left out, header and all.
+			cw = max(cw, width(c.name), width(c.unit))
+		}
+		if c.max > 0 && cw > c.max {
+			cw = c.max
+		}
+		natural[i] = cw
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return t.cols[order[a]].prio < t.cols[order[b]].prio })
+	// Greedy by priority with a one-cell gap; empty columns take no room.
+	keep := make([]bool, n)
+	used, count := 0, 0
+	for _, i := range order {
+		if natural[i] == 0 || t.cols[i].flex {
+			continue
+		}
+		add := natural[i]
+		if count > 0 {
+			add++
+		}
+		if used+add > w && t.cols[i].prio > 0 {
+			continue
+		}
+		keep[i] = true
+		used += add
+		count++
+	}
+	gap = 1
+	if count > 1 && used+(count-1) <= w {
+		gap = 2
+	}
+	// A flex column (a message) takes the room left, if that is useful.
+	for i, c := range t.cols {
+		if !c.flex || natural[i] == 0 {
+			continue
+		}
+		sum := used - max(count-1, 0) // widths without the gaps
+		room := w - sum - count*gap
+		if room >= min(natural[i], 12) {
+			keep[i] = true
+			natural[i] = min(natural[i], room)
+			used += natural[i] + 1
+			count++
+		}
+	}
+	for i := range t.cols {
+		if keep[i] {
+			idx = append(idx, i)
+			widths = append(widths, natural[i])
+		}
+	}
+	// Too wide even with only prio-0 columns: shrink left (name) columns.
+	total := (len(idx) - 1) * gap
+	for _, cw := range widths {
+		total += cw
+	}
+	for k := range idx {
+		if total <= w {
+			break
+		}
+		if t.cols[idx[k]].left {
+			cut := min(total-w, widths[k]-min(widths[k], 8))
+			if cut > 0 {
+				widths[k] -= cut
+				total -= cut
+			}
+		}
+	}
+	return idx, widths, gap
+}
+
+// render draws the table in exactly w cells wide and at most h lines,
+// showing rows from offset on. It returns the lines and how many rows are
+// hidden above and below, and the largest useful offset.
+func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, above, below, maxOff int) {
+	if w <= 0 || h <= 0 || len(t.cols) == 0 {
+		return nil, 0, 0, 0
+	}
+	idx, widths, gap := t.columns(w)
+	sep := spaces(gap)
+	line := func(cells []cell, head bool, unit bool) string {
+		var b strings.Builder
+		for k, i := range idx {
+			if k > 0 {
+				b.WriteString(sep)
+			}
+			c := t.cols[i]
+			var s string
+			tn := toneText
+			raw := false
+			switch {
+			case head:
+				s, tn = c.name, toneHeader
+			case unit:
+				s, tn = c.unit, toneUnit
+			case i < len(cells):
+				s, tn, raw = cells[i].text, cells[i].tone, cells[i].raw
+			}
+			var padded string
+			if c.left {
+				padded = fit(s, widths[k])
+			} else {
+				padded = fitLeft(s, widths[k])
+			}
+			if raw || strings.TrimSpace(padded) == "" {
+				b.WriteString(padded)
+			} else {
+				b.WriteString(styleOf(st, tn).Render(padded))
+			}
+		}
+		return fit(b.String(), w)
+	}
+	hl := t.headerLines()
+	if h < hl {
+		hl = h
+	}
+	lines = append(lines, line(nil, true, false))
+	if hl == 2 {
+		lines = append(lines, line(nil, false, true))
+	}
+	room := h - hl - len(t.foot)
+	if room < 0 {
+		room = 0
+	}
+	maxOff = max(0, len(t.rows)-room)
+	offset = clamp(offset, 0, maxOff)
+	end := min(len(t.rows), offset+room)
+	for _, r := range t.rows[offset:end] {
+		lines = append(lines, line(r, false, false))
+	}
+	for _, r := range t.foot {
+		if len(lines) >= h {
+			break
+		}
+		lines = append(lines, line(r, false, false))
+	}
+	return lines, offset, len(t.rows) - end, maxOff
+}
