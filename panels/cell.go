@@ -60,15 +60,15 @@ type cell struct {
 	raw  bool // text is already styled (bars); the table must not restyle it
 }
 
-func txt(s string) cell          { return cell{text: s} }
-func muted(s string) cell        { return cell{text: s, tone: toneMuted} }
+func txt(s string) cell           { return cell{text: s} }
+func muted(s string) cell         { return cell{text: s, tone: toneMuted} }
 func toned(s string, t tone) cell { return cell{text: s, tone: t} }
 
 // marks collects which special marks a panel drew, so its legend explains
 // exactly those and no others.
 type marks struct {
 	absent, pending, restart, approx, stale bool
-	extra                               []string
+	extra                                   []string
 }
 
 // reading formats r with f, or the absent / pending mark.

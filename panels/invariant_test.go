@@ -148,4 +148,3 @@ func TestSummaryExactWidth(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
-

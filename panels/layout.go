@@ -85,8 +85,8 @@ func tablePart(c *drawCtx, t *table, prio int) part {
 	return part{
 		min:   t.headerLines() + len(t.foot) + min(len(t.rows), 3),
 		least: t.minHeight(),
-		want: t.fullHeight(),
-		prio: prio,
+		want:  t.fullHeight(),
+		prio:  prio,
 		draw: func(h int) []string {
 			lines, above, below, maxOff := t.render(c.st, c.w, h, c.offset)
 			c.above, c.below, c.maxOff = above, below, maxOff
@@ -103,8 +103,8 @@ func fixedTablePart(c *drawCtx, t *table, prio int) part {
 	return part{
 		min:   t.headerLines() + len(t.foot) + min(len(t.rows), 3),
 		least: t.minHeight(),
-		want: t.fullHeight(),
-		prio: prio,
+		want:  t.fullHeight(),
+		prio:  prio,
 		draw: func(h int) []string {
 			lines, _, _, _ := t.render(c.st, c.w, h, 0)
 			return lines
