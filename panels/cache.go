@@ -42,8 +42,8 @@ func drawCache(c *drawCtx) []string {
 			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
 			window: s.Window, slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")),
 			lines: []chartLine{
-				{label: "predicted", points: seriesPoints(s, "hit_predicted"), style: c.st.Series[2], dashed: true},
-				{label: "actual", points: act, style: c.st.Series[3]},
+				{label: "predicted", points: seriesPoints(s, "hit_predicted"), tone: series(2), dashed: true},
+				{label: "actual", points: act, tone: series(3)},
 			},
 		}
 		parts = append(parts, part{min: 7, want: 24, prio: 3, gap: true,

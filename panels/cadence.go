@@ -24,15 +24,15 @@ func drawCadence(c *drawCtx) []string {
 		return &chart{title: title, format: secs, window: s.Window,
 			slots: max(chartSlots(s, p50Name), chartSlots(s, p99Name)),
 			lines: []chartLine{
-				{label: "p99", points: seriesPoints(s, p99Name), style: c.st.Series[1]},
-				{label: "p50", points: seriesPoints(s, p50Name), style: c.st.Series[0]},
+				{label: "p99", points: seriesPoints(s, p99Name), tone: series(1)},
+				{label: "p50", points: seriesPoints(s, p50Name), tone: series(0)},
 			}}
 	}
 	itlChart := lat("ITL", "itl_p50", "itl_p99")
 	ttftChart := lat("TTFT", "ttft_p50", "ttft_p99")
 	out := &chart{title: "output", unit: "tok/s", format: num, window: s.Window,
 		slots: chartSlots(s, "output_tps"),
-		lines: []chartLine{{label: "fleet", points: seriesPoints(s, "output_tps"), style: c.st.Series[3]}}}
+		lines: []chartLine{{label: "fleet", points: seriesPoints(s, "output_tps"), tone: series(3)}}}
 	chartPart := func(ch *chart, prio int) part {
 		return part{min: 6, want: 12, prio: prio, gap: true,
 			draw: func(h int) []string { return ch.render(c.st, c.w, h) }}

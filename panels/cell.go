@@ -4,53 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/themes"
 )
-
-// tone is the semantic style of a piece of text; it maps to a themes style.
-type tone uint8
-
-const (
-	toneText tone = iota
-	toneMuted
-	toneAccent
-	toneOK
-	toneWarn
-	toneCrit
-	toneHeader
-	toneUnit
-)
-
-// styleOf returns the style for t.
-func styleOf(st *themes.Styles, t tone) lipgloss.Style {
-	switch t {
-	case toneMuted:
-		return st.Muted
-	case toneAccent:
-		return st.Accent
-	case toneOK:
-		return st.OK
-	case toneWarn:
-		return st.Warn
-	case toneCrit:
-		return st.Crit
-	case toneHeader:
-		return st.Header
-	case toneUnit:
-		return st.Unit
-	}
-	return st.Cell
-}
-
-// paint renders s in tone t; plain text is returned as is.
-func paint(st *themes.Styles, t tone, s string) string {
-	if s == "" {
-		return ""
-	}
-	return styleOf(st, t).Render(s)
-}
 
 // cell is one table value: plain text plus its tone. The text carries the
 // meaning on its own (a word or symbol), the tone only reinforces it.

@@ -3,26 +3,24 @@ package panels
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
+	"github.com/NimbleMarkets/ntcharts/canvas/graph"
 	"github.com/NimbleMarkets/ntcharts/canvas/runes"
-	tslc "github.com/NimbleMarkets/ntcharts/linechart/timeserieslinechart"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/pdtop/pdtop/themes"
 )
 
 // The chart adapter keeps ntcharts away from everything that crashes or
-// hangs it (reference/robustness.md §4): non-finite points become gaps
-// (each finite run is its own data set, so no line is drawn across a gap),
-// extremes are clamped, a zero Y range is widened, no chart is created
-// smaller than 1×1, auto-ranging is off (a chart is rebuilt per render, so
-// no max is ever pinned), and drawing runs under recover. ntcharts draws
-// each series' braille; the adapter overlays the series cell by cell and
-// renders runs of equal style itself (one lipgloss call per run, not per
-// cell), with its own axis labels.
+// hangs it (reference/robustness.md §4): non-finite points become gaps (no
+// line is drawn across them), extremes are clamped, a zero Y range is
+// widened, no grid is created smaller than 1×1, nothing auto-ranges (the
+// chart is rebuilt from the data on every render, so no max is ever
+// pinned), and drawing runs under recover. ntcharts' braille grid draws
+// each series; the adapter overlays the series cell by cell, ORing their
+// dots, and renders runs of equal style itself (one lipgloss call per run,
+// not per cell), with its own axis labels.
 
 // chartClamp bounds plotted values; anything larger is drawn at the limit.
 const chartClamp = 1e12
@@ -31,8 +29,8 @@ const chartClamp = 1e12
 type chartLine struct {
 	label  string    // legend name, e.g. "p99"
 	points []float64 // oldest first, one per step, NaN = gap
-	style  lipgloss.Style
-	dashed bool // drawn with gaps every third cell (predictions)
+	tone   tone      // a series tone: series(i)
+	dashed bool      // drawn with gaps every third cell (predictions)
 }
 
 // chart is a small line chart of 1–4 series over the time window.
@@ -103,7 +101,7 @@ func (c *chart) render(st *themes.Styles, w, h int) (out []string) {
 		if labels[i] != "" {
 			axis = "┤"
 		}
-		out = append(out, st.Muted.Render(fitLeft(labels[i], gw)+axis)+fit(rows[i], plotW))
+		out = append(out, paint(st, toneMuted, fitLeft(labels[i], gw)+axis)+rows[i])
 	}
 	out = append(out, spaces(gw+1)+c.timeAxis(st, plotW))
 	return block(out, w, h)
@@ -112,9 +110,9 @@ func (c *chart) render(st *themes.Styles, w, h int) (out []string) {
 // legend is "ITL (s)  ─ p50 32ms  ─ p99 80ms": each series' glyph, name and
 // latest value, fitted to w.
 func (c *chart) legend(st *themes.Styles, w int) string {
-	parts := []string{st.Header.Render(c.title)}
+	parts := []string{paint(st, toneHeader, c.title)}
 	if c.unit != "" {
-		parts[0] += st.Muted.Render(" (" + c.unit + ")")
+		parts[0] += paint(st, toneMuted, " ("+c.unit+")")
 	}
 	for _, l := range c.lines {
 		glyph := "──"
@@ -125,7 +123,7 @@ func (c *chart) legend(st *themes.Styles, w int) string {
 		if x, ok := lastFinite(l.points); ok {
 			v = c.format(x)
 		}
-		parts = append(parts, l.style.Render(glyph)+" "+l.label+" "+v)
+		parts = append(parts, paint(st, l.tone, glyph)+" "+l.label+" "+v)
 	}
 	s, _ := joinLine(parts, "  ", w)
 	return s
@@ -139,9 +137,9 @@ func (c *chart) timeAxis(st *themes.Styles, w int) string {
 	}
 	right := "now"
 	if width(left)+width(right)+1 > w {
-		return st.Muted.Render(fitLeft(right, w))
+		return paint(st, toneMuted, fitLeft(right, w))
 	}
-	return st.Muted.Render(left + spaces(w-width(left)-width(right)) + right)
+	return paint(st, toneMuted, left+spaces(w-width(left)-width(right))+right)
 }
 
 // yrange returns the Y range to draw: fixed, or from 0 (or the data's
@@ -285,6 +283,7 @@ func (c *chart) plot(st *themes.Styles, plotW, plotH int, lo, hi float64) []stri
 		}
 	}
 	rows := make([]string, plotH)
+	p := painterFor(st)
 	var b, run strings.Builder
 	for y := range grid {
 		b.Reset()
@@ -294,7 +293,7 @@ func (c *chart) plot(st *themes.Styles, plotW, plotH int, lo, hi float64) []stri
 				return
 			}
 			if cur >= 0 && cur < len(c.lines) {
-				b.WriteString(c.lines[cur].style.Render(run.String()))
+				b.WriteString(p.paint(c.lines[cur].tone, run.String()))
 			} else {
 				b.WriteString(run.String())
 			}
@@ -317,50 +316,54 @@ func (c *chart) plot(st *themes.Styles, plotW, plotH int, lo, hi float64) []stri
 	return rows
 }
 
-// drawSeries draws one resampled series (x = index) as braille with an
-// ntcharts time-series chart and returns its runes, [y][x], 0 = empty.
-// Every point is finite and inside [lo, hi] before it reaches ntcharts.
+// drawSeries draws one resampled series (x = index) as braille on an
+// ntcharts braille grid and returns its runes, [y][x], 0 = empty. Every
+// point is finite and inside [lo, hi] before it reaches ntcharts, and
+// consecutive finite points are joined; a NaN breaks the line (a gap).
+//
+// The grid is used directly rather than through timeserieslinechart:
+// that chart allocates a w×h canvas of lipgloss.Style cells twice per
+// draw (≈3.5 MB for a 190×22 plot), which made a full 200x60 frame take
+// 24 ms; the braille grid is a bitmap.
 func drawSeries(pts []float64, w, h int, lo, hi float64) [][]rune {
 	out := make([][]rune, h)
-	for y := range out {
-		out[y] = make([]rune, w)
-	}
-	if w < 1 || h < 2 || !(hi > lo) || !finite2(lo, hi) {
+	if w < 1 || h < 1 || !(hi > lo) || !finite2(lo, hi) {
+		for y := range out {
+			out[y] = make([]rune, w)
+		}
 		return out
 	}
-	x0, x1 := int64(0), int64(len(pts)-1)
+	x0, x1 := 0.0, float64(len(pts)-1)
 	if x1 == 0 {
 		x0 = -1 // a single point sits at the right edge ("now")
 	}
-	// ntcharts scales values to h−1 rows of an h-row braille grid when
-	// axes are off; stretching the range by h/(h−1) uses the top row too.
-	top := lo + (hi-lo)*float64(h-1)/float64(h)
-	m := tslc.New(w, h,
-		tslc.WithXYSteps(0, 0),
-		tslc.WithTimeRange(time.Unix(x0, 0), time.Unix(x1, 0)),
-		tslc.WithYRange(lo, top))
-	m.AutoMinX, m.AutoMaxX, m.AutoMinY, m.AutoMaxY = false, false, false, false
-	var names []string
-	seg := -1
+	g := graph.NewBrailleGrid(w, h, x0, x1, lo, hi)
+	var prev canvas.Point
+	have := false
 	for i, v := range pts {
 		if v != v || math.IsInf(v, 0) {
-			seg = -1
+			have = false
 			continue
 		}
-		if seg < 0 {
-			seg = len(names)
-			names = append(names, "s"+strconv.Itoa(seg))
-		}
 		v = math.Max(lo, math.Min(hi, v))
-		m.PushDataSet(names[seg], tslc.TimePoint{Time: time.Unix(int64(i), 0), Value: v})
+		p := g.GridPoint(canvas.Float64Point{X: float64(i), Y: v})
+		if !have {
+			g.Set(p)
+		} else {
+			for _, q := range graph.GetLinePoints(prev, p) {
+				g.Set(q)
+			}
+		}
+		prev, have = p, true
 	}
-	if len(names) == 0 {
-		return out
-	}
-	m.DrawBrailleDataSets(names)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			if r := m.Canvas.Cell(canvas.Point{X: x, Y: y}).Rune; runes.IsBraillePattern(r) && r != runes.BrailleBlockOffset {
+	pat := g.BraillePatterns()
+	for y := range out {
+		out[y] = make([]rune, w)
+		if y >= len(pat) {
+			continue
+		}
+		for x := 0; x < w && x < len(pat[y]); x++ {
+			if r := pat[y][x]; r != runes.BrailleBlockOffset && runes.IsBraillePattern(r) {
 				out[y][x] = r
 			}
 		}

@@ -36,7 +36,9 @@ func drawDecode(c *drawCtx) []string {
 		{name: "KV usage", unit: "of pool", left: true},
 		{name: "retract", unit: "req/s", prio: 2},
 		{name: "output", unit: "tok/s", prio: 4},
+		{name: "KV usage trend", unit: "−" + span(s.Window) + " … now", left: true, prio: 5},
 	}}
+	tr := newTrend(s, sources.SigKVUsage, c.w, ws, 1)
 	for _, w := range ws {
 		r := w.Readings
 		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
@@ -47,6 +49,7 @@ func drawDecode(c *drawCtx) []string {
 				kvBar(c.st, m, r.Get(sources.SigKVUsage), barW, w.Health == sources.Stale),
 				retractCell(m, r.Get(sources.SigRetractions)),
 				m.reading(r.Get(sources.SigGenerationTokens), rate),
+				tr.cell(w),
 			}, m)...))
 	}
 	pr := pool.Readings
@@ -100,12 +103,12 @@ func kvBar(st *themes.Styles, m *marks, r sources.Reading, w int, stale bool) ce
 	if stale {
 		t = toneMuted
 	}
-	fill := st.BarFill
+	fill := toneBarFill
 	if t != toneText {
-		fill = styleOf(st, t)
+		fill = t
 	}
-	text := fill.Render(strings.Repeat("█", filled)) + st.BarEmpty.Render(strings.Repeat("░", w-filled)) +
-		styleOf(st, t).Render(label)
+	text := paint(st, fill, strings.Repeat("█", filled)) + paint(st, toneBarEmpty, strings.Repeat("░", w-filled)) +
+		paint(st, t, label)
 	return cell{text: text, raw: true}
 }
 

@@ -37,7 +37,7 @@ func num(v float64) string {
 		s = strconv.FormatFloat(v, 'f', 2, 64)
 	case v < 10 && v != math.Trunc(v):
 		s = strconv.FormatFloat(v, 'f', 1, 64)
-	case v < 1000:
+	case v < 999.5:
 		s = strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	default:
 		s = si(v)

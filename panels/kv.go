@@ -29,8 +29,15 @@ func drawKV(c *drawCtx) []string {
 		{name: "boot fail", unit: "req/s", prio: 5},
 		{name: "timeouts", unit: "/s", prio: 4},
 		{name: "", left: true, prio: 3},
+		{name: "queue trend", unit: "−" + span(s.Window) + " … now", left: true, prio: 7},
 	}}
-	row := func(w *sources.WorkerView, queueSig sources.Signal, prefill bool) []cell {
+	trP := newTrend(s, sources.SigInflightQueue, c.w, pre, 0)
+	trD := newTrend(s, sources.SigTransferQueue, c.w, dec, 0)
+	if trP != nil && trD != nil {
+		trP.hi = max(trP.hi, trD.hi) // one scale for both queues
+		trD.hi = trP.hi
+	}
+	row := func(w *sources.WorkerView, queueSig sources.Signal, prefill bool, tr *trend) []cell {
 		r := w.Readings
 		lat := w.Dist(sources.SigKVXferLatency)
 		cells := []cell{
@@ -43,6 +50,7 @@ func drawKV(c *drawCtx) []string {
 			m.reading(r.Get(sources.SigBootstrapFailed), rate),
 			m.reading(r.Get(sources.SigKVXferTimeouts), rate),
 			stallCell(r.Get(queueSig), lat),
+			tr.cell(w),
 		}
 		if f := r.Get(sources.SigTransferFailed); f.Present && f.Value > 0 {
 			cells[5].tone = toneWarn
@@ -51,10 +59,10 @@ func drawKV(c *drawCtx) []string {
 			rowCells(&w.TargetStatus, cells, m)...)
 	}
 	for _, w := range pre {
-		t.rows = append(t.rows, row(w, sources.SigInflightQueue, true))
+		t.rows = append(t.rows, row(w, sources.SigInflightQueue, true, trP))
 	}
 	for _, w := range dec {
-		t.rows = append(t.rows, row(w, sources.SigTransferQueue, false))
+		t.rows = append(t.rows, row(w, sources.SigTransferQueue, false, trD))
 	}
 	foot := func(name string, p *sources.PoolView, queueSig sources.Signal) []cell {
 		r := p.Readings
@@ -66,7 +74,7 @@ func drawKV(c *drawCtx) []string {
 			m.reading(r.Get(sources.SigTransferFailed), rate),
 			m.reading(r.Get(sources.SigBootstrapFailed), rate),
 			m.reading(r.Get(sources.SigKVXferTimeouts), rate),
-			{}}
+			{}, {}}
 	}
 	if len(pre) > 0 {
 		t.foot = append(t.foot, foot("prefill pool", ppool, sources.SigInflightQueue))

@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/themes"
 )
@@ -110,9 +109,10 @@ type panel struct {
 	focused bool
 	snap    *sources.Snapshot
 
-	offset int // scroll offset of the worker list
-	maxOff int // from the last render
-	page   int // rows per page, from the last render
+	offset   int  // scroll offset of the worker list
+	maxOff   int  // from the last render
+	page     int  // rows per page, from the last render
+	measured bool // maxOff and page come from a render of a snapshot
 
 	cached string
 	valid  bool
@@ -191,7 +191,11 @@ func (p *panel) Update(msg tea.Msg) (Panel, tea.Cmd) {
 			off += 3
 		}
 	}
-	off = clamp(off, 0, p.maxOff)
+	if p.measured {
+		off = clamp(off, 0, p.maxOff)
+	} else {
+		off = max(off, 0) // not drawn yet: the next render clamps it
+	}
 	if off != p.offset {
 		p.offset, p.valid = off, false
 	}
@@ -215,6 +219,9 @@ func (p *panel) render() (out string) {
 	}
 	if w < p.spec.minW || h < p.spec.minH {
 		msg := fmt.Sprintf("too small (need %d×%d)", p.spec.minW, p.spec.minH)
+		if width(msg) > w {
+			msg = fmt.Sprintf("need %d×%d", p.spec.minW, p.spec.minH)
+		}
 		return strings.Join(block([]string{paint(p.st, toneMuted, msg)}, w, h), "\n")
 	}
 	defer func() {
@@ -232,6 +239,7 @@ func (p *panel) render() (out string) {
 		c := &drawCtx{s: p.snap, st: p.st, w: iw, h: ih, offset: p.offset}
 		body = p.spec.draw(c)
 		p.offset, p.maxOff, p.page = clamp(p.offset, 0, c.maxOff), c.maxOff, max(1, c.page)
+		p.measured = true
 		note = scrollNote(c.above, c.below)
 	}
 	return strings.Join(frame(p.st, p.spec.title, p.focused, w, h, body, note), "\n")
@@ -264,30 +272,31 @@ func frame(st *themes.Styles, title string, focused bool, w, h int, body []strin
 	if w < 2 || h < 2 {
 		return block(body, w, h)
 	}
-	b, bs, ts := st.FrameBorder, st.Frame, st.Title
+	b, bs, ts := st.FrameBorder, toneFrame, toneTitle
 	if focused {
-		b, bs, ts = st.FocusedBorder, st.FocusedFrame, st.FocusedTitle
+		b, bs, ts = st.FocusedBorder, toneFocusedFrame, toneFocusedTitle
 		title = "▶ " + title
 	}
 	iw := w - 2
 	out := make([]string, 0, h)
-	out = append(out, edge(b.TopLeft, b.Top, b.TopRight, title, ts, bs, iw))
-	left, right := bs.Render(b.Left), bs.Render(b.Right)
+	p := painterFor(st)
+	out = append(out, edge(p, b.TopLeft, b.Top, b.TopRight, title, ts, bs, iw))
+	left, right := p.paint(bs, b.Left), p.paint(bs, b.Right)
 	for _, l := range block(body, iw, h-2) {
 		out = append(out, left+l+right)
 	}
-	out = append(out, edge(b.BottomLeft, b.Bottom, b.BottomRight, note, bs, bs, iw))
+	out = append(out, edge(p, b.BottomLeft, b.Bottom, b.BottomRight, note, bs, bs, iw))
 	return out
 }
 
 // edge draws a horizontal border of iw inner cells with label set into it
 // after one border cell ("╭─ label ──╮"). Border and label are rendered
 // separately so their styles never nest.
-func edge(l, mid, r, label string, ls, bs lipgloss.Style, iw int) string {
+func edge(p *painter, l, mid, r, label string, ls, bs tone, iw int) string {
 	if label == "" || iw < 5 {
-		return bs.Render(l + strings.Repeat(mid, max(0, iw)) + r)
+		return p.paint(bs, l+strings.Repeat(mid, max(0, iw))+r)
 	}
 	label = " " + fit(label, min(width(label), iw-3)) + " "
 	used := 1 + width(label)
-	return bs.Render(l+mid) + ls.Render(label) + bs.Render(strings.Repeat(mid, max(0, iw-used))+r)
+	return p.paint(bs, l+mid) + p.paint(ls, label) + p.paint(bs, strings.Repeat(mid, max(0, iw-used))+r)
 }

@@ -22,11 +22,13 @@ func drawPrefill(c *drawCtx) []string {
 		{name: "hit", unit: "tok", prio: 1},
 		{name: "boot", unit: "req", prio: 2},
 		{name: "xfer", unit: "req", prio: 3},
-		{name: "q p50", unit: "s", prio: 5},
-		{name: "q p99", unit: "s", prio: 2},
+		{name: "q p50", prio: 5},
+		{name: "q p99", prio: 2},
 		{name: "input", unit: "tok/s", prio: 4},
 		{name: "run", unit: "req", prio: 6},
+		{name: "waiting trend", unit: "−" + span(s.Window) + " … now", left: true, prio: 7},
 	}}
+	tr := newTrend(s, sources.SigWaiting, c.w, ws, 0)
 	for _, w := range ws {
 		r := w.Readings
 		q := w.Dist(sources.SigQueueTime)
@@ -40,6 +42,7 @@ func drawPrefill(c *drawCtx) []string {
 				m.dist(q, p99, latency),
 				m.reading(r.Get(sources.SigPromptTokens), rate),
 				m.reading(r.Get(sources.SigRunning), count),
+				tr.cell(w),
 			}, m)...))
 	}
 	pr := pool.Readings
@@ -62,7 +65,7 @@ func drawPrefill(c *drawCtx) []string {
 		ch := &chart{
 			title: "input", unit: "tok/s", format: num, window: s.Window,
 			slots: chartSlots(s, "input_tps"),
-			lines: []chartLine{{label: "fleet", points: pts, style: c.st.Series[0]}},
+			lines: []chartLine{{label: "fleet", points: pts, tone: series(0)}},
 		}
 		parts = append(parts, part{min: 7, want: 24, prio: 3, gap: true,
 			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})

@@ -263,6 +263,26 @@ func sampleSnapshot() *sources.Snapshot {
 			{Time: now.Add(-12 * time.Second), TargetID: d1.ID, Name: "decode-1", Kind: "stale", Detail: "timeout"},
 		},
 	}
+	// Per-tick history (1 s ticks) for the trend columns.
+	hist := func(w *sources.WorkerView, sig sources.Signal, pts []float64) {
+		if w.History == nil {
+			w.History = map[sources.Signal][]float64{}
+		}
+		w.History[sig] = pts
+	}
+	ticks := int(s.Window / s.Interval)
+	ws := s.Workers
+	hist(&ws[0], sources.SigWaiting, wave(ticks, 5, 3, 25, 0, 0))
+	hist(&ws[0], sources.SigInflightQueue, wave(ticks, 1.2, 0.8, 19, 0, 0))
+	hist(&ws[1], sources.SigWaiting, wave(ticks, 1.5, 1.2, 31, 0, 107)) // restarted
+	hist(&ws[1], sources.SigInflightQueue, wave(ticks, 0.5, 0.4, 23, 0, 107))
+	hist(&ws[2], sources.SigKVUsage, wave(ticks, 0.72, 0.08, 40, 0, 0))
+	hist(&ws[2], sources.SigTransferQueue, wave(ticks, 1, 0.9, 17, 0, 0))
+	hist(&ws[3], sources.SigKVUsage, wave(ticks-12, 0.86, 0.06, 35, 0, 0)) // stale: no points for 12 s
+	hist(&ws[3], sources.SigTransferQueue, wave(ticks-12, 1.3, 1, 21, 0, 0))
+	for i := range ws[3].History {
+		ws[3].History[i] = append(ws[3].History[i], wave(12, 0, 0, 1, 0, 12)...)
+	}
 	// The restart dips the actual hit (cold cache) for a while.
 	ha := s.Charts["hit_actual"].Points
 	for i := 52; i < 70; i++ {

@@ -43,7 +43,7 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 		}
 	}()
 	label := func(l, v string, t tone) string {
-		return st.SummaryLabel.Render(l) + paint(st, t, v)
+		return paint(st, toneSummaryLabel, l) + paint(st, t, v)
 	}
 	type field struct {
 		text string
@@ -66,7 +66,7 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 			field{paint(st, ut, up), 0},
 			field{paint(st, toneText, readingText(f.ReqRate, rate)) + label(" req/s", "", toneText), 1},
 			field{label("in ", readingText(f.InputRate, rate), toneText) +
-				label(" out ", readingText(f.OutputRate, rate), toneText) + st.SummaryLabel.Render(" tok/s"), 4},
+				label(" out ", readingText(f.OutputRate, rate), toneText) + paint(st, toneSummaryLabel, " tok/s"), 4},
 			field{label("hit ", hitSummary(f.Hit), toneText), 2},
 			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected)), 3},
 		)
@@ -79,7 +79,7 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 		fields = append(fields, field{label("window ", span(win), toneText), 6})
 	}
 	// Keep fields by importance while they fit, shown in their order.
-	sep := st.SummaryLabel.Render(" │ ")
+	sep := paint(st, toneSummaryLabel, " │ ")
 	keep := make([]bool, len(fields))
 	used, n := 1, 0
 	for prio := 0; prio <= 6; prio++ {
@@ -110,7 +110,7 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 		}
 	}
 	line, _ := joinLine(parts, sep, w)
-	return st.Summary.Render(fit(" "+line, w))
+	return paint(st, toneSummary, fit(" "+line, w))
 }
 
 // refreshState is "no data yet", "paused 12s" (age of the frozen data),

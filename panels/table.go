@@ -170,6 +170,7 @@ func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, abo
 	}
 	idx, widths, gap := t.columns(w)
 	sep := spaces(gap)
+	p := painterFor(st)
 	line := func(cells []cell, head bool, unit bool) string {
 		var b strings.Builder
 		for k, i := range idx {
@@ -197,7 +198,7 @@ func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, abo
 			if raw || strings.TrimSpace(padded) == "" {
 				b.WriteString(padded)
 			} else {
-				b.WriteString(styleOf(st, tn).Render(padded))
+				b.WriteString(p.paint(tn, padded))
 			}
 		}
 		return fit(b.String(), w)

@@ -3,12 +3,61 @@ package panels
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
 
-// width is the number of terminal cells s occupies (escape codes excluded).
-func width(s string) int { return ansi.StringWidth(s) }
+// width is the number of terminal cells s occupies (escape codes
+// excluded). Lines made of ASCII, SGR colour codes and the one-cell
+// symbols panels draw (box drawing, blocks, braille, arrows, marks) are
+// counted directly; anything else goes to ansi.StringWidth, which is exact
+// but costs a grapheme segmentation per call.
+func width(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j + 1
+		case c >= 0x20 && c < 0x7f:
+			n++
+			i++
+		case c < 0x80:
+			return ansi.StringWidth(s)
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !narrow(r) {
+				return ansi.StringWidth(s)
+			}
+			n++
+			i += size
+		}
+	}
+	return n
+}
+
+// narrow reports whether r is one of the symbols panels draw that always
+// take one cell.
+func narrow(r rune) bool {
+	switch {
+	case r >= 0x2500 && r <= 0x259f: // box drawing, block elements
+		return true
+	case r >= 0x2800 && r <= 0x28ff: // braille
+		return true
+	case r >= 0x2190 && r <= 0x21ff: // arrows: ↑ ↓ ↻
+		return true
+	}
+	switch r {
+	case '—', '…', '·', '≠', '−', '÷', 'µ', '▶', '≥', '×', '│':
+		return true
+	}
+	return false
+}
 
 // fit truncates s to at most w cells (never cutting a wide character in
 // half: a character that would not fit is dropped) and pads it with spaces

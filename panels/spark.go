@@ -1,0 +1,83 @@
+package panels
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pdtop/pdtop/sources"
+)
+
+// sparkRunes are the eight bar heights of a one-line trend.
+var sparkRunes = []rune("▁▂▃▄▅▆▇█")
+
+// sparkline draws pts (oldest first, NaN = gap) as one line of w block
+// characters, right-aligned in a window of slots points, scaled to [0, hi].
+// Gaps are spaces; non-finite points never reach the arithmetic.
+func sparkline(pts []float64, slots, w int, hi float64) string {
+	if w <= 0 {
+		return ""
+	}
+	if !(hi > 0) || math.IsInf(hi, 0) {
+		hi = 1
+	}
+	vals := resample(pts, slots, w)
+	var b strings.Builder
+	b.WriteString(spaces(w - len(vals)))
+	for _, v := range vals {
+		if v != v || math.IsInf(v, 0) {
+			b.WriteByte(' ')
+			continue
+		}
+		i := int(math.Ceil(v/hi*8)) - 1
+		b.WriteRune(sparkRunes[clamp(i, 0, 7)])
+	}
+	return b.String()
+}
+
+// trend is a column of sparklines of one History signal across workers,
+// all on one scale so rows compare (hi = 0: the largest point shown).
+type trend struct {
+	sig   sources.Signal
+	w     int
+	slots int
+	hi    float64
+}
+
+// newTrend sizes a trend column for a panel of width pw: none below 100
+// cells, wider as the panel grows.
+func newTrend(s *sources.Snapshot, sig sources.Signal, pw int, ws []*sources.WorkerView, hi float64) *trend {
+	if pw < 100 {
+		return nil
+	}
+	t := &trend{sig: sig, w: clamp((pw-90)/2, 8, 30), hi: hi}
+	if s.Interval > 0 && s.Window > 0 {
+		t.slots = int(s.Window / s.Interval)
+	}
+	any := false
+	for _, w := range ws {
+		for _, v := range w.History[sig] {
+			if sources.Finite(v) {
+				any = true
+				if hi == 0 && v > t.hi {
+					t.hi = v
+				}
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	return t
+}
+
+// cell is w's trend, muted.
+func (t *trend) cell(w *sources.WorkerView) cell {
+	if t == nil {
+		return cell{}
+	}
+	pts := w.History[t.sig]
+	if len(pts) == 0 {
+		return cell{}
+	}
+	return muted(sparkline(pts, t.slots, t.w, t.hi))
+}
