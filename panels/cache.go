@@ -149,8 +149,9 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 	return t
 }
 
-// routerCell is one replica's view of a worker: "9.8/s 3", plus
-// "UNHEALTHY", "CB open" or "CB half" when so.
+// routerCell is one replica's view of a worker: "9.8/s 3" (picks/s and
+// in-flight requests), the 2026 router's KV-tree blocks when exposed
+// ("1.2k blk"), plus "UNHEALTHY", "CB open" or "CB half" when so.
 func routerCell(w *sources.WorkerView, replica string, m *marks) cell {
 	for i := range w.Router {
 		r := &w.Router[i]
@@ -165,6 +166,9 @@ func routerCell(w *sources.WorkerView, replica string, m *marks) cell {
 			inf = count(r.InFlight.Value)
 		}
 		c := txt(picks + " " + inf)
+		if r.KVBlocks.Present && sources.Finite(r.KVBlocks.Value) {
+			c.text += " " + num(r.KVBlocks.Value) + " blk"
+		}
 		if !r.Picks.Present && !r.InFlight.Present {
 			m.absent = true
 			c = muted(markAbsent)

@@ -39,11 +39,6 @@ func decodeSide(s *sources.Snapshot) ([]*sources.WorkerView, *sources.PoolView) 
 	return workersOf(s, sources.RoleUnified), &s.Unified
 }
 
-// poolName is the footer row's label: "pool 2/2 up".
-func poolName(p *sources.PoolView) cell {
-	return toned("pool", toneAccent)
-}
-
 // poolState is "2/2 up", warn-toned when some workers are not up.
 func poolState(p *sources.PoolView) cell {
 	s := strconv.Itoa(p.Up) + "/" + strconv.Itoa(p.Workers) + " up"
@@ -109,7 +104,7 @@ func count(v float64) string { return num(v) }
 // ratioPct formats a 0–1 gauge as a percentage.
 func ratioPct(v float64) string { return pct(v) }
 
-// series returns the chart series name from s, or nil.
+// seriesPoints returns the points of chart series name, or nil.
 func seriesPoints(s *sources.Snapshot, name string) []float64 {
 	if s.Charts == nil {
 		return nil

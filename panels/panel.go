@@ -141,10 +141,16 @@ func All(st *themes.Styles) []Panel {
 	return out
 }
 
-func (p *panel) ID() ID              { return p.id }
-func (p *panel) Title() string       { return p.spec.title }
+// ID returns which panel this is.
+func (p *panel) ID() ID { return p.id }
+
+// Title returns the panel's name.
+func (p *panel) Title() string { return p.spec.title }
+
+// KeyMap returns the panel's scroll keys for the help overlay.
 func (p *panel) KeyMap() help.KeyMap { return p.keys }
 
+// SetSize sets the outer size (frame included); negatives count as 0.
 func (p *panel) SetSize(w, h int) {
 	w, h = max(w, 0), max(h, 0)
 	if w != p.w || h != p.h {
@@ -152,6 +158,7 @@ func (p *panel) SetSize(w, h int) {
 	}
 }
 
+// SetFocused switches the thick, ▶-marked frame on or off.
 func (p *panel) SetFocused(f bool) {
 	if f != p.focused {
 		p.focused, p.valid = f, false

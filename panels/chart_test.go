@@ -1,0 +1,144 @@
+package panels
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pdtop/pdtop/themes"
+)
+
+func chartCases() map[string][][]float64 {
+	nan, inf := math.NaN(), math.Inf(1)
+	ramp := make([]float64, 900)
+	for i := range ramp {
+		ramp[i] = float64(i)
+	}
+	return map[string][][]float64{
+		"nan":       {{nan, nan, nan}, {1, nan, 2}},
+		"inf":       {{inf, 1, 2, -inf, 3}, {-inf}},
+		"all-equal": {{5, 5, 5, 5, 5}, {5, 5}},
+		"all-zero":  {{0, 0, 0}},
+		"empty":     {{}, nil},
+		"single":    {{7}},
+		"huge":      {{1e300, -1e300, 1e15, 3}, {math.MaxFloat64, math.SmallestNonzeroFloat64}},
+		"negative":  {{-5, -3, -4}, {-1e-9, 0}},
+		"long":      {ramp, ramp[:10]},
+		"gappy":     {{1, nan, 3, nan, nan, 5, 6, nan}},
+	}
+}
+
+// TestChartNeverPanicsOrHangs renders every awkward series at every size
+// up to 60×20 and checks the output is exactly the size asked for. A
+// watchdog fails the test instead of hanging it if ntcharts loops.
+func TestChartNeverPanicsOrHangs(t *testing.T) {
+	st := themes.Default()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for name, sers := range chartCases() {
+			for _, fixed := range []bool{false, true} {
+				c := &chart{title: "ITL", unit: "s", format: secs, window: 5 * time.Minute, slots: 300,
+					fixed: fixed, lo: 0, hi: 1}
+				for i, p := range sers {
+					c.lines = append(c.lines, chartLine{label: "s" + itoa(i), points: p, tone: series(i), dashed: i == 1})
+				}
+				for w := 0; w <= 60; w++ {
+					for h := 0; h <= 20; h++ {
+						out := c.render(st, w, h)
+						if len(out) != max(h, 0) {
+							t.Errorf("%s %dx%d: %d lines", name, w, h, len(out))
+							return
+						}
+						for i, l := range out {
+							if width(l) != w {
+								t.Errorf("%s %dx%d: line %d is %d cells: %q", name, w, h, i, width(l), l)
+								return
+							}
+							if strings.Contains(l, "chart error") {
+								t.Errorf("%s %dx%d: %s", name, w, h, l)
+								return
+							}
+						}
+					}
+				}
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("chart rendering hung")
+	}
+}
+
+func TestChartAxesAndUnit(t *testing.T) {
+	st := themes.Default()
+	c := &chart{title: "output", unit: "tok/s", format: num, window: 5 * time.Minute, slots: 150,
+		lines: []chartLine{{label: "fleet", points: []float64{1, 2, math.Inf(1), 3}, tone: series(0)}}}
+	out := c.render(st, 40, 8)
+	if !strings.Contains(out[0], "output (tok/s)") || !strings.Contains(out[0], "fleet 3") {
+		t.Errorf("legend must name the unit and the latest value: %q", out[0])
+	}
+	last := out[len(out)-1]
+	if !strings.Contains(last, "−5m") || !strings.Contains(last, "now") {
+		t.Errorf("time axis: %q", last)
+	}
+	// +Inf is dropped, not allowed to pin the scale: top label is 5 (3 rounded up).
+	if !strings.HasPrefix(strings.TrimSpace(out[1]), "5┤") {
+		t.Errorf("Y max should come from finite points only: %q", out[1])
+	}
+	if !strings.HasPrefix(strings.TrimSpace(out[len(out)-2]), "0┤") {
+		t.Errorf("Y axis should start at 0: %q", out[len(out)-2])
+	}
+}
+
+// TestChartGapIsNotBridged checks a NaN run leaves empty columns instead
+// of a line drawn across it.
+func TestChartGapIsNotBridged(t *testing.T) {
+	pts := make([]float64, 40)
+	for i := range pts {
+		pts[i] = 1
+		if i >= 15 && i < 25 {
+			pts[i] = math.NaN()
+		}
+	}
+	rows := drawSeries(pts, 20, 4, 0, 2)
+	empty := 0
+	for x := 0; x < 20; x++ {
+		col := false
+		for y := range rows {
+			if rows[y][x] != 0 {
+				col = true
+			}
+		}
+		if !col {
+			empty++
+		}
+	}
+	if empty < 3 {
+		t.Fatalf("expected a gap of empty columns, got %d empty columns: %q", empty, string(rows[2]))
+	}
+}
+
+func TestResampleRightAligns(t *testing.T) {
+	got := resample([]float64{1, 2}, 5, 10)
+	if len(got) != 5 || !math.IsNaN(got[0]) || got[3] != 1 || got[4] != 2 {
+		t.Fatalf("resample = %v", got)
+	}
+	got = resample([]float64{1, 3, 5, 7}, 4, 2)
+	if len(got) != 2 || got[0] != 2 || got[1] != 6 {
+		t.Fatalf("resample average = %v", got)
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	s := sparkline([]float64{0, 0.5, 1, math.NaN(), math.Inf(1)}, 5, 5, 1)
+	if width(s) != 5 || !strings.HasPrefix(s, "▁▄█") {
+		t.Fatalf("sparkline = %q", s)
+	}
+	if got := sparkline(nil, 0, 4, 0); got != "    " {
+		t.Fatalf("empty sparkline = %q", got)
+	}
+}
