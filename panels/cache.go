@@ -63,9 +63,9 @@ func predictedForm(g *sources.GatewayView) string {
 	}
 	switch g.Predicted.Unit {
 	case "requests":
-		return "requests >30% match"
+		return "req >30% match"
 	case "blocks":
-		return "blocks selected÷query"
+		return "blocks sel÷query"
 	}
 	return unitShort(g.Predicted.Unit)
 }
@@ -77,9 +77,9 @@ func gatewayHitTable(s *sources.Snapshot, pool *sources.PoolView, m *marks) *tab
 		{name: "replica", left: true, max: 20},
 		{name: "", left: true},
 		{name: "predicted"},
-		{name: "form", left: true, prio: 2},
+		{name: "form", left: true, prio: 1},
 		{name: "actual", prio: 0},
-		{name: "gap", prio: 1},
+		{name: "gap", prio: 2},
 		{name: "ceiling", prio: 5},
 	}}
 	actual := m.hitCell(pool.Hit)
@@ -105,6 +105,7 @@ func gatewayHitTable(s *sources.Snapshot, pool *sources.PoolView, m *marks) *tab
 				}
 			}
 		} else {
+			m.absent = true
 			pred = muted(markAbsent)
 		}
 		if g.Ceiling.Present {
@@ -145,7 +146,8 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 	foot := []cell{toned("pool", toneAccent), poolState(pool), m.hitCell(pool.Hit), hitOf(pool.Hit), {},
 		m.reading(pool.Readings.Get(sources.SigWaiting), count)}
 	t.foot = [][]cell{foot}
-	m.note("hit = cached÷prompt tokens over the window; last batch = gauge")
+	m.note("hit = cached÷prompt tokens over the window")
+	m.note("last batch = engine gauge")
 	return t
 }
 

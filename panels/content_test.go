@@ -62,7 +62,7 @@ func TestStateWordsNotColour(t *testing.T) {
 		want []string
 	}{
 		{PrefillQueue, []string{"prefill-1 ↻", "2/2 up"}},
-		{Cache, []string{"requests >30% match", "not exposed (smg)", "1.1M of 2.6M tok", "CB half", "+22pp≠"}},
+		{Cache, []string{"req >30% match", "not exposed (smg)", "1.1M of 2.6M tok", "CB half", "+22pp≠"}},
 		{KVTransfer, []string{"~31ms", "12ms/48ms", "STALE 12s"}},
 		{DecodeAdmission, []string{"STALE 12s", "93%!", "4.5%"}},
 		{TokenCadence, []string{"ITL p50 36ms p99 120ms", "−5m", "now"}},

@@ -78,6 +78,13 @@ func drawDecode(c *drawCtx) []string {
 		p.alt = &alt
 		parts = append(parts, p)
 	}
+	if kv := poolHistory(ws, sources.SigKVUsage, true); len(kv) > 0 {
+		ch := &chart{title: "KV usage", unit: "of pool", format: pct, fixed: true, lo: 0, hi: 1,
+			window: s.Window, slots: historySlots(s),
+			lines: []chartLine{{label: "highest worker", points: kv, tone: series(0)}}}
+		parts = append(parts, part{min: 7, want: 14, prio: 3, gap: true,
+			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})
+	}
 	return stack(c.w, c.h, append(parts, legendPart(c, 1)))
 }
 

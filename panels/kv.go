@@ -83,7 +83,19 @@ func drawKV(c *drawCtx) []string {
 		t.foot = append(t.foot, foot("decode pool", dpool, sources.SigTransferQueue))
 	}
 	m.note("queue: prefill in-flight / decode transfer")
-	return stack(c.w, c.h, []part{tablePart(c, t, 0), legendPart(c, 1)})
+	parts := []part{tablePart(c, t, 0)}
+	inflight := poolHistory(pre, sources.SigInflightQueue, false)
+	transfer := poolHistory(dec, sources.SigTransferQueue, false)
+	if len(inflight)+len(transfer) > 0 {
+		ch := &chart{title: "KV transfer queues", unit: "req", format: num, window: s.Window, slots: historySlots(s),
+			lines: []chartLine{
+				{label: "prefill in-flight", points: inflight, tone: series(0)},
+				{label: "decode transfer", points: transfer, tone: series(1), dashed: true},
+			}}
+		parts = append(parts, part{min: 7, want: 14, prio: 3, gap: true,
+			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})
+	}
+	return stack(c.w, c.h, append(parts, legendPart(c, 1)))
 }
 
 func mean(q sources.Quantiles) float64 { return q.Mean }

@@ -58,7 +58,8 @@ func drawPrefill(c *drawCtx) []string {
 		m.reading(pr.Get(sources.SigPromptTokens), rate),
 		m.reading(pr.Get(sources.SigRunning), count),
 	}}
-	m.note("wait/boot/xfer: waiting, bootstrap, in-flight transfer queues")
+	m.note("boot = bootstrap queue")
+	m.note("xfer = in-flight KV transfer queue")
 	m.note("hit = cached÷prompt tokens")
 	parts := []part{tablePart(c, t, 0)}
 	if pts := seriesPoints(s, "input_tps"); len(pts) > 0 {

@@ -81,3 +81,51 @@ func (t *trend) cell(w *sources.WorkerView) cell {
 	}
 	return muted(sparkline(pts, t.slots, t.w, t.hi))
 }
+
+// poolHistory combines the workers' History of sig tick by tick (aligned
+// at the newest point): the sum, or the max, of the finite values; NaN
+// where no worker has one.
+func poolHistory(ws []*sources.WorkerView, sig sources.Signal, useMax bool) []float64 {
+	n := 0
+	for _, w := range ws {
+		n = max(n, len(w.History[sig]))
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	seen := make([]bool, n)
+	for _, w := range ws {
+		h := w.History[sig]
+		off := n - len(h)
+		for i, v := range h {
+			if !sources.Finite(v) {
+				continue
+			}
+			j := off + i
+			switch {
+			case !seen[j]:
+				out[j] = v
+			case useMax:
+				out[j] = math.Max(out[j], v)
+			default:
+				out[j] += v
+			}
+			seen[j] = true
+		}
+	}
+	for i := range out {
+		if !seen[i] {
+			out[i] = math.NaN()
+		}
+	}
+	return out
+}
+
+// historySlots is how many ticks of History a full window holds.
+func historySlots(s *sources.Snapshot) int {
+	if s.Interval > 0 && s.Window > 0 {
+		return int(s.Window / s.Interval)
+	}
+	return 0
+}
