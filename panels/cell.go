@@ -144,6 +144,14 @@ func (m *marks) dist(q sources.Quantiles, pick func(sources.Quantiles) float64, 
 	if !q.Present {
 		return m.missing(q.Source)
 	}
+	if q.Form != "" && q.Form != "histogram" {
+		// Summary or old gauge form: a mean or last value, never quantiles.
+		if sources.Finite(q.Mean) {
+			m.approx = true
+			return txt(markApprox + f(q.Mean, q.Unit))
+		}
+		return m.missing(q.Source)
+	}
 	v := pick(q)
 	if sources.Finite(v) {
 		return txt(f(v, q.Unit))

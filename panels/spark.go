@@ -49,10 +49,7 @@ func newTrend(s *sources.Snapshot, sig sources.Signal, pw int, ws []*sources.Wor
 	if pw < 100 {
 		return nil
 	}
-	t := &trend{sig: sig, w: clamp((pw-90)/2, 8, 30), hi: hi}
-	if s.Interval > 0 && s.Window > 0 {
-		t.slots = int(s.Window / s.Interval)
-	}
+	t := &trend{sig: sig, w: clamp((pw-90)/2, 8, 30), hi: hi, slots: historySlots(s)}
 	any := false
 	for _, w := range ws {
 		for _, v := range w.History[sig] {
@@ -122,9 +119,19 @@ func poolHistory(ws []*sources.WorkerView, sig sources.Signal, useMax bool) []fl
 	return out
 }
 
-// historySlots is how many ticks of History a full window holds.
+// historySlots is how many History points a full window holds. The store
+// samples History on the chart steps, so the charts' step decides; without
+// charts, one point per refresh interval.
 func historySlots(s *sources.Snapshot) int {
-	if s.Interval > 0 && s.Window > 0 {
+	if s.Window <= 0 {
+		return 0
+	}
+	for _, name := range []string{"output_tps", "input_tps", "itl_p50", "hit_actual"} {
+		if ser, ok := s.Charts[name]; ok && ser.Step > 0 {
+			return int(s.Window / ser.Step)
+		}
+	}
+	if s.Interval > 0 {
 		return int(s.Window / s.Interval)
 	}
 	return 0
