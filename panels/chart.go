@@ -165,7 +165,7 @@ func (c *chart) yrange() (lo, hi float64, any bool) {
 	}
 	lo, hi = math.Min(0, dmin), dmax
 	if hi > 0 {
-		hi = niceCeil(hi)
+		hi = niceCeil(hi * 1.02) // a little headroom: a flat line is not drawn on the top edge
 	}
 	if !(hi > lo) {
 		d := math.Abs(hi) * 0.1
@@ -177,10 +177,11 @@ func (c *chart) yrange() (lo, hi float64, any bool) {
 	return lo, hi, true
 }
 
-// niceCeil rounds v > 0 up to 1, 2, 2.5 or 5 times a power of ten.
+// niceCeil rounds v > 0 up to a round number: 1, 1.2, 1.5, 2, 2.5, 3, 4,
+// 5, 6 or 8 times a power of ten.
 func niceCeil(v float64) float64 {
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+	for _, m := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if p*m >= v*(1-1e-9) {
 			return p * m
 		}

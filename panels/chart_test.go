@@ -85,8 +85,8 @@ func TestChartAxesAndUnit(t *testing.T) {
 	if !strings.Contains(last, "−5m") || !strings.Contains(last, "now") {
 		t.Errorf("time axis: %q", last)
 	}
-	// +Inf is dropped, not allowed to pin the scale: top label is 5 (3 rounded up).
-	if !strings.HasPrefix(strings.TrimSpace(out[1]), "5┤") {
+	// +Inf is dropped, not allowed to pin the scale: top label is 4 (3 plus headroom, rounded up).
+	if !strings.HasPrefix(strings.TrimSpace(out[1]), "4┤") {
 		t.Errorf("Y max should come from finite points only: %q", out[1])
 	}
 	if !strings.HasPrefix(strings.TrimSpace(out[len(out)-2]), "0┤") {
