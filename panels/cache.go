@@ -123,9 +123,9 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 	t := &table{cols: []column{
 		{name: "worker", left: true, max: 24},
 		{name: "", left: true},
-		{name: "hit", unit: "tok"},
+		{name: "hit", unit: "% tok"},
 		{name: "cached of prompt", unit: "window", prio: 3},
-		{name: "last", unit: "batch", prio: 5},
+		{name: "last", unit: "batch %", prio: 5},
 		{name: "wait", unit: "req", prio: 1},
 	}}
 	for i := range s.Gateways {

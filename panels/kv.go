@@ -27,7 +27,7 @@ func drawKV(c *drawCtx) []string {
 		{name: "size", unit: "MB/req", prio: 5},
 		{name: "fail", unit: "req/s", prio: 1},
 		{name: "boot fail", unit: "req/s", prio: 5},
-		{name: "timeouts", unit: "/s", prio: 4},
+		{name: "timeouts", unit: "ev/s", prio: 4},
 		{name: "", left: true, prio: 3},
 		{name: "queue trend", unit: "−" + span(s.Window) + " … now", left: true, prio: 7},
 	}}

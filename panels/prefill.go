@@ -19,7 +19,7 @@ func drawPrefill(c *drawCtx) []string {
 		{name: "worker", left: true, max: 24},
 		{name: "", left: true},
 		{name: "wait", unit: "req"},
-		{name: "hit", unit: "tok", prio: 1},
+		{name: "hit", unit: "% tok", prio: 1},
 		{name: "boot", unit: "req", prio: 2},
 		{name: "xfer", unit: "req", prio: 3},
 		{name: "q p50", prio: 5},

@@ -56,7 +56,7 @@ func drawRestarts(c *drawCtx) []string {
 		gt := &table{cols: []column{
 			{name: "replica", left: true, max: 20},
 			{name: "", left: true},
-			{name: "retries", unit: "/s"},
+			{name: "retries", unit: "per s"},
 			{name: "exhausted", unit: "req/s"},
 			{name: "CB open", unit: "workers", prio: 1},
 			{name: "unhealthy", unit: "workers", prio: 2},
