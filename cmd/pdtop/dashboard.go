@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
+	"github.com/prometheus/common/config"
+
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/collect"
+	"github.com/pdtop/pdtop/sources/scrape"
+	"github.com/pdtop/pdtop/sources/store"
+	"github.com/pdtop/pdtop/themes"
+	"github.com/pdtop/pdtop/ui"
+)
+
+func runLive(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pdtop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var vf viewFlags
+	var tf targetFlags
+	vf.register(fs)
+	tf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL --prefill URL … --decode URL … [flags]\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := vf.validate(); err != nil {
+		return err
+	}
+	targets, err := tf.targets()
+	if err != nil {
+		return err
+	}
+	return dashboard(context.Background(), targets, vf, stdout)
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	return nil
+}
+
+// pickTheme honours --theme, then NO_COLOR and TERM=dumb.
+func pickTheme(name string) (themes.Theme, error) {
+	if name == "" {
+		if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+			return themes.Mono(), nil
+		}
+		return themes.Dark(), nil
+	}
+	t, ok := themes.ByName(name)
+	if !ok {
+		return themes.Theme{}, fmt.Errorf("--theme %q: unknown theme (have %v)", name, themes.Names())
+	}
+	return t, nil
+}
+
+// dashboard scrapes targets and runs the TUI until the user quits.
+func dashboard(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer) error {
+	return dashboardWith(ctx, targets, vf, stdout, nil)
+}
+
+// dashboardWith is dashboard with an optional follower that may replace
+// the target list while the TUI runs.
+func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer,
+	follow func(set func([]sources.Target))) error {
+	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use 'pdtop snapshot' (same target flags) for text or JSON")
+	}
+	theme, err := pickTheme(vf.theme)
+	if err != nil {
+		return err
+	}
+	logger, closeLog, err := openLog(vf.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: vf.timeout})
+	if err != nil {
+		return err
+	}
+	scraper := collect.New(client, collect.Options{Timeout: vf.timeout})
+	st := store.New(store.Options{Interval: vf.interval})
+	st.SetTargets(time.Now(), targets)
+	logger.Info("pdtop started", "targets", len(targets), "interval", vf.interval, "window", vf.window)
+
+	if follow != nil {
+		go follow(func(ts []sources.Target) { st.SetTargets(time.Now(), ts) })
+	}
+	m := ui.New(ui.Config{
+		Store:    st,
+		Scrape:   logFailures(logger, scraper.Scrape),
+		Interval: vf.interval,
+		Timeout:  vf.timeout,
+		Window:   vf.window,
+		Styles:   themes.NewStyles(theme),
+	})
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20))
+	_, err = p.Run()
+	if err == tea.ErrProgramKilled && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func openLog(path string) (*slog.Logger, func(), error) {
+	if path == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--log: %v", err)
+	}
+	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+}
+
+// logFailures logs each target's failures when its error class changes
+// and its recovery, not every failed tick.
+func logFailures(l *slog.Logger, f ui.ScrapeFunc) ui.ScrapeFunc {
+	var mu sync.Mutex
+	last := map[string]sources.ErrorClass{}
+	return func(ctx context.Context, t sources.Target) sources.ScrapeResult {
+		r := f(ctx, t)
+		class := sources.ErrNone
+		if r.Err != nil {
+			class = r.Err.Class
+		}
+		mu.Lock()
+		prev, seen := last[t.ID]
+		last[t.ID] = class
+		mu.Unlock()
+		switch {
+		case class != sources.ErrNone && class != prev:
+			l.Warn("scrape failed", "target", t.ID, "role", t.Role.String(), "class", string(class), "error", r.Err.Message)
+		case class == sources.ErrNone && seen && prev != sources.ErrNone:
+			l.Info("scrape recovered", "target", t.ID)
+		}
+		return r
+	}
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/sim"
+)
+
+// simFlags configure the embedded demo fleet.
+type simFlags struct {
+	seed                      int64
+	scenario, gateway         string
+	prefill, decode, replicas int
+	speed                     float64
+}
+
+func (s *simFlags) register(fs *flag.FlagSet) {
+	fs.Int64Var(&s.seed, "seed", 1, "simulation `seed` (same seed, same fleet)")
+	names := []string{"cycle"}
+	for _, sc := range sim.Scenarios() {
+		names = append(names, sc.Name)
+	}
+	fs.StringVar(&s.scenario, "scenario", "cycle", "`scenario`: "+strings.Join(names, ", "))
+	fs.StringVar(&s.gateway, "gateway-gen", sim.GatewaySMG, "gateway `generation` to impersonate: smg, legacy, 2026")
+	fs.IntVar(&s.prefill, "prefill", 2, "prefill `workers`")
+	fs.IntVar(&s.decode, "decode", 2, "decode `workers`")
+	fs.IntVar(&s.replicas, "replicas", 1, "gateway `replicas`")
+	fs.Float64Var(&s.speed, "speed", 1, "simulated seconds per wall-clock second")
+}
+
+func (s *simFlags) fleet() (*sim.Fleet, error) {
+	if s.speed <= 0 || s.speed > 1000 {
+		return nil, fmt.Errorf("--speed %v: must be in (0, 1000]", s.speed)
+	}
+	sc := s.scenario
+	if sc == "cycle" {
+		sc = ""
+	}
+	return sim.New(sim.Config{Seed: s.seed, Prefill: s.prefill, Decode: s.decode,
+		Replicas: s.replicas, Gateway: s.gateway, Scenario: sc})
+}
+
+// demoTargets turns the fleet's endpoints into targets.
+func demoTargets(eps []sim.Endpoint) []sources.Target {
+	out := make([]sources.Target, 0, len(eps))
+	for _, e := range eps {
+		out = append(out, sources.Target{ID: sources.DisplayURL(e.MetricsURL), URL: e.MetricsURL,
+			Name: e.Name, Role: e.Role, Origin: sources.OriginDemo})
+	}
+	return out
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pdtop demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var vf viewFlags
+	var sf simFlags
+	vf.register(fs)
+	sf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: pdtop demo [flags]\n\nRuns the dashboard on an embedded, simulated PD fleet served on loopback.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := vf.validate(); err != nil {
+		return err
+	}
+	f, err := sf.fleet()
+	if err != nil {
+		return err
+	}
+	eps, err := f.Serve("127.0.0.1")
+	if err != nil {
+		return fmt.Errorf("demo fleet: %v", err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.Run(ctx, sf.speed)
+	return dashboardWith(ctx, demoTargets(eps), vf, stdout, func(set func([]sources.Target)) {
+		// Scenarios add and remove workers (scale-out); follow them.
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				set(demoTargets(f.Endpoints()))
+			}
+		}
+	})
+}
+
+func runSim(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pdtop sim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf simFlags
+	sf.register(fs)
+	listen := fs.String("listen", "127.0.0.1", "`host` to serve on (each target gets its own ephemeral port); 127.0.0.1:0 is accepted")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: pdtop sim [flags]\n\nServes only the demo fleet's endpoints and prints them, for pdtop in another terminal or a Prometheus server.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	host := *listen
+	if h, _, ok := strings.Cut(host, ":"); ok {
+		host = h
+	}
+	f, err := sf.fleet()
+	if err != nil {
+		return err
+	}
+	eps, err := f.Serve(host)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var args2 []string
+	for _, e := range eps {
+		fmt.Fprintf(stdout, "%-10s %-8s %s\n", e.Name, e.Role, e.MetricsURL)
+		flagName := e.Role.String()
+		if e.Role == sources.RoleUnified {
+			flagName = "worker"
+		}
+		args2 = append(args2, "--"+flagName+" "+e.MetricsURL)
+	}
+	fmt.Fprintf(stdout, "\nscrape it with:\n  pdtop %s\n\nCtrl-C stops.\n", strings.Join(args2, " "))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	f.Run(ctx, sf.speed)
+	return nil
+}

@@ -1,0 +1,66 @@
+// Command pdtop is a terminal dashboard for prefill/decode-disaggregated
+// LLM-serving fleets: it scrapes the gateway replicas and every worker and
+// shows prefill queueing, router-predicted vs worker-actual prefix hits,
+// KV transfer, decode admission, token cadence, and restarts side by side.
+//
+//	pdtop demo                                   # embedded demo fleet
+//	pdtop --gateway http://gw:29000 --prefill http://p1:30001 --decode http://d1:30011
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+const usage = `pdtop — a terminal dashboard for prefill/decode-disaggregated LLM serving
+
+Usage:
+  pdtop demo [flags]            run the dashboard on an embedded demo fleet
+  pdtop [flags]                 run the dashboard on a real fleet (target flags below)
+  pdtop sim [flags]             serve only the demo fleet's /metrics endpoints
+  pdtop help                    this text
+
+Run 'pdtop <command> -h' for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// errUsage marks errors already explained by flag's own output.
+var errUsage = errors.New("usage")
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "":
+		err = runLive(args, stdout, stderr)
+	case "demo":
+		err = runDemo(args, stdout, stderr)
+	case "sim":
+		err = runSim(args, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "pdtop: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	fmt.Fprintln(stderr, "pdtop:", err)
+	return 1
+}
