@@ -18,6 +18,9 @@ type chartSpec struct {
 
 func (s *Store) chartBounds(now time.Time, window time.Duration) chartSpec {
 	o := s.opts
+	if window < o.ChartSpan {
+		window = o.ChartSpan
+	}
 	step := window / time.Duration(o.ChartPoints)
 	if step < o.Interval {
 		step = o.Interval
@@ -245,7 +248,13 @@ func (s *Store) charts(snap *sources.Snapshot, workers, gateways []*targetState,
 		return acc
 	}
 	series("input_tps", "tok/s", sumRate(in, sources.SigPromptTokens))
-	series("output_tps", "tok/s", sumRate(out, sources.SigGenerationTokens))
+	acc := nanSlice(n)
+	for _, ts := range out {
+		if col, ok := ts.scalars[histID{outputSignal(ts), ""}]; ok {
+			accumulate(acc, ts.stepSeries(col, ts.idx))
+		}
+	}
+	series("output_tps", "tok/s", acc)
 
 	for _, h := range []struct {
 		sig  sources.Signal
@@ -306,4 +315,14 @@ func nanSlice(n int) []float64 {
 		out[i] = math.NaN()
 	}
 	return out
+}
+
+// outputSignal is the counter a worker's output tokens/s comes from: the
+// scheduler's per-batch decode tokens when exposed (they move while long
+// generations are still running), else output tokens of finished requests.
+func outputSignal(ts *targetState) sources.Signal {
+	if _, ok := ts.scalars[histID{sources.SigRealtimeDecode, ""}]; ok {
+		return sources.SigRealtimeDecode
+	}
+	return sources.SigGenerationTokens
 }

@@ -143,7 +143,10 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 		return r
 	}
 	f.InputRate = sum(in, sources.SigPromptTokens)
-	f.OutputRate = sum(out, sources.SigGenerationTokens)
+	f.OutputRate = sum(out, sources.SigRealtimeDecode)
+	if !f.OutputRate.Present {
+		f.OutputRate = sum(out, sources.SigGenerationTokens)
+	}
 	var hit, total float64
 	src := ""
 	for _, p := range hitPools {

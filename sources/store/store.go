@@ -29,6 +29,9 @@ type Options struct {
 	CoarseStep time.Duration
 	// ChartPoints is the most points a chart series has (default 120).
 	ChartPoints int
+	// ChartSpan is the shortest time a chart covers (default 5m); a longer
+	// window widens the charts with it.
+	ChartSpan time.Duration
 	// MaxEvents is how many events are kept (default 500).
 	MaxEvents int
 }
@@ -48,6 +51,12 @@ func (o *Options) defaults() {
 	}
 	if o.ChartPoints <= 0 {
 		o.ChartPoints = 120
+	}
+	if o.ChartSpan <= 0 {
+		o.ChartSpan = 5 * time.Minute
+	}
+	if o.ChartSpan > o.MaxWindow {
+		o.ChartSpan = o.MaxWindow
 	}
 	if o.MaxEvents <= 0 {
 		o.MaxEvents = 500
