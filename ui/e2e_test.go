@@ -2,8 +2,8 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -219,4 +219,3 @@ func golden(t *testing.T, path, got string) {
 		t.Errorf("%s differs from the golden file (go test ./ui -update, then review the diff):\n%s", path, got)
 	}
 }
-
