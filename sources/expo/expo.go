@@ -27,8 +27,6 @@ import (
 	"sync"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/pdtop/pdtop/sources"
 )
@@ -110,8 +108,7 @@ func run(body []byte, opt Options) (Result, int) {
 	s.scan()
 	s.emit()
 
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	pp := &parser{s: s, p: &p}
+	pp := &parser{s: s, p: newTextParser()}
 	fams := pp.parseAll()
 	s.normalise(fams)
 

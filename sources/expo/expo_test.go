@@ -184,6 +184,23 @@ func TestInputRows(t *testing.T) {
 			},
 		},
 		{
+			name: "§3.7 le and quantile are keyed by their float value, however spelled",
+			body: "# TYPE h histogram\n" +
+				`h_bucket{le="0.5"} 1` + "\n" + `h_bucket{le="1"} 2` + "\n" + `h_bucket{le="1.0"} 3` + "\n" +
+				`h_bucket{le="+inf"} 4` + "\n" + "h_count 4\nh_sum 2\n" +
+				"# TYPE s summary\n" + `s{quantile="0"} 0.1` + "\n" + `s{quantile="0.0"} 0.2` + "\n" + "s_count 1\ns_sum 1\n",
+			check: func(t *testing.T, r Result) {
+				// "1" and "1.0" are the same bound: one bucket, the last value.
+				if got := bucketCounts(onlyHistogram(t, r, "h")); got != "0.5:1 1:3 +Inf:4" {
+					t.Fatalf("buckets %s", got)
+				}
+				q := r.Families["s"].Metric[0].Summary.Quantile
+				if len(q) != 1 || q[0].GetQuantile() != 0 || q[0].GetValue() != 0.2 {
+					t.Fatalf("quantiles %v", q)
+				}
+			},
+		},
+		{
 			name: "§3.8 NaN and ±Inf in every spelling",
 			body: "# TYPE g gauge\n" +
 				`g{v="a"} NaN` + "\n" + `g{v="b"} nan` + "\n" + `g{v="c"} +Inf` + "\n" +

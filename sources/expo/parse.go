@@ -7,6 +7,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // maxRetries bounds how often a recovered block is re-parsed after
@@ -20,11 +21,25 @@ type parser struct {
 	parsed int // bytes expfmt has read so far (it stops at the first error)
 }
 
-func (pp *parser) parse(b []byte) (map[string]*dto.MetricFamily, error) {
+// parse runs expfmt over b. A panic inside expfmt (none is known; this is
+// belt and braces for network input) becomes an error for that input.
+func (pp *parser) parse(b []byte) (m map[string]*dto.MetricFamily, err error) {
 	r := bytes.NewReader(b)
-	m, err := pp.p.TextToMetricFamilies(r)
-	pp.parsed += len(b) - r.Len()
-	return m, err
+	defer func() {
+		pp.parsed += len(b) - r.Len()
+		if p := recover(); p != nil {
+			m, err = nil, errParserPanic
+			pp.p = newTextParser() // its state is unknown after a panic
+		}
+	}()
+	return pp.p.TextToMetricFamilies(r)
+}
+
+var errParserPanic = errors.New("the expfmt parser panicked on this input")
+
+func newTextParser() *expfmt.TextParser {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	return &p
 }
 
 // parseAll parses every kept block. The happy path is one expfmt call
