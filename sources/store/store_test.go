@@ -80,11 +80,11 @@ func TestCounterResetGivesNoNegativeRateAndARestart(t *testing.T) {
 func TestNewPIDIsARestart(t *testing.T) {
 	s := newStore(worker(w1, sources.RoleDecode))
 	o := obs(pt(sources.SigRunning, 3))
-	o.PIDs = []string{"910"}
+	o.PIDs = []string{"910", "911"} // several schedulers (DP ranks) from the start
 	s.Ingest(ok(w1, 0, o))
 	s.Ingest(ok(w1, 1, o))
 	o2 := obs(pt(sources.SigRunning, 0))
-	o2.PIDs = []string{"910", "4242"} // dead pids persist in multiprocess mode
+	o2.PIDs = []string{"910", "911", "4242"} // dead pids persist in multiprocess mode
 	s.Ingest(ok(w1, 2, o2))
 	snap := s.Snapshot(at(2), time.Minute)
 	if snap.Targets[0].Restarts != 1 {

@@ -197,9 +197,10 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 	// Restart signals other than a counter decrease.
 	why := decreased
 	newPID := ""
+	hadPIDs := len(ts.pids) > 0
 	for _, p := range obs.PIDs {
 		if !ts.pids[p] {
-			if len(ts.pids) > 0 && newPID == "" {
+			if hadPIDs && newPID == "" {
 				newPID = p
 			}
 			ts.pids[p] = true
