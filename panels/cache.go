@@ -46,7 +46,7 @@ func drawCache(c *drawCtx) []string {
 				{label: "actual", points: act, tone: series(3)},
 			},
 		}
-		parts = append(parts, part{min: 7, want: 24, prio: 3, gap: true,
+		parts = append(parts, part{min: 7, want: 16, prio: 3, gap: true,
 			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})
 	}
 	parts = append(parts, legendPart(c, 1))

@@ -15,7 +15,8 @@ type part struct {
 	alt       *part // drawn instead when this part does not fit at all
 }
 
-// stack lays parts out in exactly h lines of w cells.
+// stack lays parts out in exactly h lines (each at most w cells; the
+// frame pads them).
 func stack(w, h int, parts []part) []string {
 	parts = append([]part(nil), parts...)
 	alloc := make([]int, len(parts))
@@ -73,9 +74,20 @@ func stack(w, h int, parts []part) []string {
 		if gaps[i] {
 			out = append(out, "")
 		}
-		out = append(out, block(p.draw(alloc[i]), w, alloc[i])...)
+		// Exactly alloc[i] lines; widths are fitted once, by the frame.
+		lines := p.draw(alloc[i])
+		for k := 0; k < alloc[i]; k++ {
+			if k < len(lines) {
+				out = append(out, lines[k])
+			} else {
+				out = append(out, "")
+			}
+		}
 	}
-	return block(out, w, h)
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return out[:h]
 }
 
 // tablePart is the panel's scrolling table: its rows scroll with the

@@ -98,9 +98,9 @@ func newPainter(st *themes.Styles) *painter {
 	return p
 }
 
-// cached is the painter for the last (styles, profile) asked for; the ui
+// painterCache is the painter for the last (styles, profile) asked for; the ui
 // uses one theme at a time, so one entry is enough.
-var cached struct {
+var painterCache struct {
 	sync.Mutex
 	st      *themes.Styles
 	profile termenv.Profile
@@ -110,12 +110,12 @@ var cached struct {
 // painterFor returns the painter for st under the current colour profile.
 func painterFor(st *themes.Styles) *painter {
 	prof := lipgloss.ColorProfile()
-	cached.Lock()
-	defer cached.Unlock()
-	if cached.p == nil || cached.st != st || cached.profile != prof {
-		cached.st, cached.profile, cached.p = st, prof, newPainter(st)
+	painterCache.Lock()
+	defer painterCache.Unlock()
+	if painterCache.p == nil || painterCache.st != st || painterCache.profile != prof {
+		painterCache.st, painterCache.profile, painterCache.p = st, prof, newPainter(st)
 	}
-	return cached.p
+	return painterCache.p
 }
 
 // paint renders s in tone t; empty text stays empty.

@@ -68,7 +68,7 @@ func drawPrefill(c *drawCtx) []string {
 			slots: chartSlots(s, "input_tps"),
 			lines: []chartLine{{label: "fleet", points: pts, tone: series(0)}},
 		}
-		parts = append(parts, part{min: 7, want: 24, prio: 3, gap: true,
+		parts = append(parts, part{min: 7, want: 16, prio: 3, gap: true,
 			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})
 	}
 	parts = append(parts, legendPart(c, 1))
