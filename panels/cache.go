@@ -77,9 +77,9 @@ func gatewayHitTable(s *sources.Snapshot, pool *sources.PoolView, m *marks) *tab
 		{name: "replica", left: true, max: 20},
 		{name: "", left: true},
 		{name: "predicted"},
-		{name: "form", left: true, prio: 1},
+		{name: "form", left: true, prio: 2},
 		{name: "actual", prio: 0},
-		{name: "gap", prio: 2},
+		{name: "gap", prio: 1},
 		{name: "ceiling", prio: 5},
 	}}
 	actual := m.hitCell(pool.Hit)

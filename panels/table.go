@@ -99,9 +99,12 @@ func (t *table) layout(w int) (idx []int, widths []int, gap int) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return t.cols[order[a]].prio < t.cols[order[b]].prio })
-	// Greedy by priority with a one-cell gap; empty columns take no room.
+	// By priority with a one-cell gap; empty columns take no room. Once
+	// an optional column does not fit, no less important one is added, so
+	// a narrower table always shows a subset of a wider one's columns.
 	keep := make([]bool, n)
 	used, count := 0, 0
+	full := false
 	for _, i := range order {
 		if natural[i] == 0 || t.cols[i].flex {
 			continue
@@ -110,7 +113,8 @@ func (t *table) layout(w int) (idx []int, widths []int, gap int) {
 		if count > 0 {
 			add++
 		}
-		if used+add > w && t.cols[i].prio > 0 {
+		if t.cols[i].prio > 0 && (full || used+add > w) {
+			full = true
 			continue
 		}
 		keep[i] = true
