@@ -1,7 +1,6 @@
 package panels
 
 import (
-	"strings"
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
@@ -181,12 +180,4 @@ func ago(now, t time.Time) string {
 		return t.Format("15:04:05")
 	}
 	return age(now.Sub(t)) + " ago"
-}
-
-// firstWord returns s up to the first space (for compact error messages).
-func firstWord(s string) string {
-	if i := strings.IndexByte(s, ' '); i > 0 {
-		return s[:i]
-	}
-	return s
 }
