@@ -3,6 +3,7 @@ package expo
 import (
 	"bytes"
 	"errors"
+	"io"
 	"sort"
 
 	dto "github.com/prometheus/client_model/go"
@@ -21,18 +22,32 @@ type parser struct {
 	parsed int // bytes expfmt has read so far (it stops at the first error)
 }
 
-// parse runs expfmt over b. A panic inside expfmt (none is known; this is
+// parse runs expfmt over the concatenation of up to three parts. A panic inside expfmt (none is known; this is
 // belt and braces for network input) becomes an error for that input.
-func (pp *parser) parse(b []byte) (m map[string]*dto.MetricFamily, err error) {
-	r := bytes.NewReader(b)
+func (pp *parser) parse(parts ...[]byte) (m map[string]*dto.MetricFamily, err error) {
+	var in io.Reader
+	var readers [3]*bytes.Reader
+	if len(parts) == 1 {
+		readers[0] = bytes.NewReader(parts[0])
+		in = readers[0]
+	} else {
+		rs := make([]io.Reader, len(parts))
+		for i, p := range parts {
+			readers[i] = bytes.NewReader(p)
+			rs[i] = readers[i]
+		}
+		in = io.MultiReader(rs...)
+	}
 	defer func() {
-		pp.parsed += len(b) - r.Len()
+		for i, p := range parts {
+			pp.parsed += len(p) - readers[i].Len()
+		}
 		if p := recover(); p != nil {
 			m, err = nil, errParserPanic
 			pp.p = newTextParser() // its state is unknown after a panic
 		}
 	}()
-	return pp.p.TextToMetricFamilies(r)
+	return pp.p.TextToMetricFamilies(in)
 }
 
 var errParserPanic = errors.New("the expfmt parser panicked on this input")
@@ -100,13 +115,15 @@ func (pp *parser) failingBlock(err error, pos int) int {
 }
 
 // recoverBlock parses one block on its own; if that fails, it finds the
-// bad lines by parsing each sample line with the block's header, repairs
-// what can be repaired, records the rest as problems, and parses the good
-// lines together.
+// bad lines by parsing the block with its header, resuming after each
+// line expfmt rejects (so the block is read about once more in all),
+// repairs what can be repaired, records the rest as problems, and parses
+// the good lines together.
 func (pp *parser) recoverBlock(b *block, result map[string]*dto.MetricFamily) map[string]*dto.MetricFamily {
 	s := pp.s
 	out, lineMap := s.sc.out, s.sc.lineMap
-	if m, err := pp.parse(out[b.start:b.end]); err == nil {
+	m, firstErr := pp.parse(out[b.start:b.end])
+	if firstErr == nil {
 		return merge(result, m)
 	}
 	hdr := out[b.start:b.hdrEnd]
@@ -114,37 +131,74 @@ func (pp *parser) recoverBlock(b *block, result map[string]*dto.MetricFamily) ma
 	if b.nHdr > 0 {
 		if _, err := pp.parse(hdr); err != nil {
 			hdr, hdrLines = pp.fixHeader(hdr, hdrLines)
+			firstErr = nil // the header changed: parse again
 		}
+	}
+
+	// Sample lines: starts[i] is the offset in out of line i (each ends
+	// with '\n'); starts[n] = b.end.
+	starts := make([]int, 0, 64)
+	for p := b.hdrEnd; p < b.end; p += bytes.IndexByte(out[p:b.end], '\n') + 1 {
+		starts = append(starts, p)
+	}
+	n := len(starts)
+	starts = append(starts, b.end)
+	line := func(i int) []byte { return out[starts[i] : starts[i+1]-1] }
+	orig := func(i int) int32 { return lineMap[b.line0+b.nHdr+i] }
+
+	bad := make([]bool, n)
+	fixed := map[int][]byte{}
+	// check decides what to do with line i, which failed with err.
+	check := func(i int, err error) {
+		if f, kind, ok := repair(line(i)); ok {
+			_, ferr := pp.parse(hdr, f, newline)
+			if ferr == nil {
+				fixed[i] = f
+				s.warn.repaired(kind, orig(i))
+				return
+			}
+			err = ferr
+		}
+		bad[i] = true
+		s.problem(orig(i), errMessage(err), line(i))
+	}
+	for i := 0; i < n; {
+		err := firstErr // the whole block with its header, from i = 0
+		if i > 0 || err == nil {
+			_, err = pp.parse(hdr, out[starts[i]:b.end])
+		}
+		if err == nil {
+			break
+		}
+		var pe expfmt.ParseError
+		if !errors.As(err, &pe) || pe.Line <= len(hdrLines) || pe.Line-len(hdrLines) > n-i {
+			// The failure has no usable line: look at each line alone.
+			for ; i < n; i++ {
+				if _, err := pp.parse(hdr, out[starts[i]:starts[i+1]]); err != nil {
+					check(i, err)
+				}
+			}
+			break
+		}
+		j := i + pe.Line - len(hdrLines) - 1
+		check(j, err)
+		i = j + 1
 	}
 
 	good := make([]byte, 0, b.end-b.start)
 	good = append(good, hdr...)
-	goodLines := append(make([]int32, 0, 16), hdrLines...)
-	one := make([]byte, 0, len(hdr)+256)
-	li := b.line0 + b.nHdr
-	for p := b.hdrEnd; p < b.end; li++ {
-		nl := bytes.IndexByte(out[p:b.end], '\n')
-		line := out[p : p+nl]
-		p += nl + 1
-		no := lineMap[li]
-
-		one = append(append(append(one[:0], hdr...), line...), '\n')
-		_, err := pp.parse(one)
-		if err != nil {
-			if fixed, kind, ok := repair(line); ok {
-				one = append(append(append(one[:0], hdr...), fixed...), '\n')
-				if _, err = pp.parse(one); err == nil {
-					line = fixed
-					s.warn.repaired(kind, no)
-				}
-			}
-		}
-		if err != nil {
-			s.problem(no, errMessage(err), line)
+	goodLines := append(make([]int32, 0, n+2), hdrLines...)
+	for i := range n {
+		if bad[i] {
 			continue
 		}
-		good = append(append(good, line...), '\n')
-		goodLines = append(goodLines, no)
+		if f, ok := fixed[i]; ok {
+			good = append(good, f...)
+		} else {
+			good = append(good, line(i)...)
+		}
+		good = append(good, '\n')
+		goodLines = append(goodLines, orig(i))
 	}
 
 	for range maxRetries {
@@ -165,6 +219,8 @@ func (pp *parser) recoverBlock(b *block, result map[string]*dto.MetricFamily) ma
 	s.problem(b.fam.firstLine, "family "+b.fam.name+" dropped: its lines do not parse together", nil)
 	return result
 }
+
+var newline = []byte{'\n'}
 
 // fixHeader keeps the header lines that parse on their own and records the
 // others as problems.
