@@ -201,6 +201,24 @@ func TestInputRows(t *testing.T) {
 			},
 		},
 		{
+			name: "bad lines inside a histogram cost only those lines; the series stays whole",
+			body: "# TYPE h histogram\n" + //                  1
+				`h_bucket{le="1",m="a"} 1` + "\n" + //       2
+				`h_bucket{le="2",m="a"} x` + "\n" + //       3 bad
+				`h_bucket{le="5",m="a"} 3` + "\n" + //       4
+				`h_bucket{le="+Inf",m="a"} y` + "\n" + //    5 bad
+				`h_count{m="a"} 4` + "\n" + //               6
+				`h_sum{m="a"} 1e400` + "\n", //              7 repaired to +Inf
+			check: func(t *testing.T, r Result) {
+				h := onlyHistogram(t, r, "h")
+				if got := bucketCounts(h); got != "1:1 5:3" || h.GetSampleCount() != 4 || !math.IsInf(h.GetSampleSum(), 1) {
+					t.Fatalf("histogram %v", h)
+				}
+				wantProblemLines(t, r, 3, 5)
+				wantWarning(t, r, "(line 7)")
+			},
+		},
+		{
 			name: "§3.8 NaN and ±Inf in every spelling",
 			body: "# TYPE g gauge\n" +
 				`g{v="a"} NaN` + "\n" + `g{v="b"} nan` + "\n" + `g{v="c"} +Inf` + "\n" +
