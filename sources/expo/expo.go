@@ -12,9 +12,12 @@
 //     replaces invalid UTF-8, merges families split over several blocks,
 //     drops repeated # TYPE / # HELP lines, and stops at # EOF.
 //  2. The kept blocks are parsed in one expfmt call. If it fails, the
-//     partial map is discarded and the body is re-parsed block by block; a
-//     failing block is retried line by line so only the bad lines are lost,
-//     each recorded with its original line number and a sanitised excerpt.
+//     partial map is discarded, the blocks before the failing one are
+//     parsed again together and the failing block is recovered on its own:
+//     parsing resumes after each line expfmt rejects, so only the bad lines
+//     are lost, each recorded with its original line number and a
+//     sanitised excerpt. Values beyond float64 range become ±Inf; an
+//     OpenMetrics exemplar or float timestamp is dropped from its line.
 //  3. The result is normalised: duplicate series are collapsed to the last
 //     one, a series cap is applied, and every label name, label value and
 //     HELP text passes through sanitize.Text (the ingestion choke point).
