@@ -51,8 +51,10 @@ type Options struct {
 	// into objects and are counted in Stats.Skipped. A family named
 	// <base>_created, <base>_gsum or <base>_gcount (Python's separate
 	// gauge families) is also kept when Keep accepts <base> (or
-	// <base>_total for _created). Keep is called at most once per family
-	// per body and must be safe for concurrent use if Parse is.
+	// <base>_total for _created). Keep is consulted once per family, though
+	// a _created family adds calls for its base names; it must be cheap,
+	// deterministic and, when Parse runs concurrently, safe for
+	// concurrent use.
 	Keep func(name string) bool
 	// MaxSeries caps the series kept per body; 0 (or less) means
 	// DefaultMaxSeries. Series beyond it are dropped and counted in

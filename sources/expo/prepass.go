@@ -27,7 +27,6 @@ type scanner struct {
 	dropped    int // series dropped with unprintable family names
 	eof        bool
 	omHint     bool
-	lines      int32
 }
 
 func newScanner(body []byte, opt Options, sc *scratch) *scanner {
@@ -72,7 +71,6 @@ func (s *scanner) scan() {
 			break
 		}
 	}
-	s.lines = no
 }
 
 func (s *scanner) line(line []byte, start int, no int32) {
