@@ -20,6 +20,10 @@ type replica struct {
 	name  string
 	tree  *routerTree
 	views []*workerView // by worker id; nil = never registered here
+	// order is the replica's registry iteration order (a hash map in the
+	// real gateways): fixed per process, different per replica. Ties in
+	// "least loaded" go to the first worker in this order.
+	order []int
 	rng   *rand.Rand
 
 	inflight int        // admitted, not finished
@@ -200,8 +204,9 @@ func (g *replica) dispatch(r *request, t time.Duration) {
 	f := g.f
 	r.attempt++
 	var ps, ds []int
-	for _, w := range f.workers {
-		if !g.eligible(w.id, t) {
+	for _, id := range g.order {
+		w := f.workers[id]
+		if !g.eligible(id, t) {
 			continue
 		}
 		if w.role == sources.RolePrefill {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -94,6 +95,8 @@ func (f *Fleet) register(w *worker, t time.Duration) {
 			uuid:    uuidFor(f.cfg.Seed, g.idx, w.id, since),
 			healthy: true,
 		}
+		pos := int(mix(uint64(f.cfg.Seed), mix(uint64(g.idx)+11, uint64(w.id))) % uint64(len(g.order)+1))
+		g.order = slices.Insert(g.order, pos, w.id)
 	}
 }
 

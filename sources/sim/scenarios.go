@@ -14,8 +14,8 @@ const (
 	// (≈0.5–0.8) and a little below the router's prediction.
 	ScenarioSteady = "steady"
 	// ScenarioAnnouncement: at 1:00 a company-wide email links a new
-	// handbook of 80 documents; traffic jumps ×1.5 (decaying from 2:00) and
-	// 75 % of new conversations are about the handbook. Signature: in the
+	// handbook of 100 documents; traffic jumps ×1.5 (decaying from 2:00) and
+	// 90 % of new conversations are about the handbook. Signature: in the
 	// first minute the handbook is cold on every worker — actual hit ratio
 	// drops, prefill compute (uncached tokens/s), the waiting queue and
 	// TTFT p90 rise; a couple of minutes later reuse has made it warm and
@@ -96,7 +96,7 @@ var scenarios = []scenario{
 	{info: ScenarioInfo{ScenarioSteady, "nominal document-assistant traffic with occasional bursts",
 		"all panels calm: no 429s, retries or transfer failures; small prefill queues; actual hit ratio stable a little below predicted",
 		4 * time.Minute}, script: func(*scenarioRun, time.Duration) {}},
-	{info: ScenarioInfo{ScenarioAnnouncement, "a company-wide email links 80 new documents (1:00)",
+	{info: ScenarioInfo{ScenarioAnnouncement, "a company-wide email links 100 new documents (1:00)",
 		"cache: actual hit ratio dips then recovers above steady; prefill queueing and TTFT p99 spike in the first minute",
 		5 * time.Minute}, script: announcement},
 	{info: ScenarioInfo{ScenarioPrefillRestart, "prefill-0 restarts at 1:30",
@@ -213,9 +213,9 @@ func announcement(s *scenarioRun, off time.Duration) {
 		return
 	}
 	c := &s.f.cond
-	c.hotDocs = 80
+	c.hotDocs = 100
 	c.rateMult = 1 + 0.5*ramp(off, 2*time.Minute, 3*time.Minute)
-	c.hotShare = 0.3 + 0.45*ramp(off, 2*time.Minute, 4*time.Minute)
+	c.hotShare = 0.4 + 0.5*ramp(off, 150*time.Second, 270*time.Second)
 }
 
 func prefillRestart(s *scenarioRun, off time.Duration) {

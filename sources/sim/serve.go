@@ -28,44 +28,71 @@ type server struct {
 	host string
 }
 
-// endpoint is one loopback listener that can refuse (closed) and answer
+// endpoint is one loopback listener that can refuse (down) and answer
 // again on the same port.
 type endpoint struct {
 	addr    string
 	handler http.Handler
 	srv     *http.Server
+	ln      net.Listener
 	open    bool
+	release func() // drops the port hold of a down endpoint
 }
 
-// bind listens on addr (host:0 for a new port). Re-binding a port that was
-// taken in the meantime falls back to a new port, as a rescheduled pod
-// gets a new address.
-func (e *endpoint) bind() error {
-	ln, err := net.Listen("tcp", e.addr)
+// listen starts serving on addr (host:0 for a new port). If the port was
+// taken after all (no port holding on this OS), it serves on a new port,
+// as a rescheduled pod gets a new address.
+func (e *endpoint) listen() error {
+	ln, err := listenTCP(e.addr)
 	if err != nil {
 		host, _, serr := net.SplitHostPort(e.addr)
 		if serr != nil {
 			return err
 		}
-		if ln, err = net.Listen("tcp", net.JoinHostPort(host, "0")); err != nil {
+		if ln, err = listenTCP(net.JoinHostPort(host, "0")); err != nil {
 			return err
 		}
 	}
-	e.addr = ln.Addr().String()
+	if e.release != nil {
+		e.release()
+		e.release = nil
+	}
+	e.addr, e.ln = ln.Addr().String(), ln
 	e.srv = &http.Server{Handler: e.handler, ReadHeaderTimeout: 10 * time.Second}
 	e.open = true
 	go func(s *http.Server) { _ = s.Serve(ln) }(e.srv)
 	return nil
 }
 
-// sync opens or closes the listener; a failed re-bind leaves it closed.
+// sync opens or closes the endpoint; a closed endpoint keeps its port.
 func (e *endpoint) sync(want bool) {
 	switch {
 	case want && !e.open:
-		_ = e.bind()
+		_ = e.listen()
 	case !want && e.open:
-		_ = e.srv.Close()
-		e.open = false
+		if release, err := holdPort(e.addr); err == nil {
+			e.release = release
+		}
+		e.close()
+	}
+}
+
+// close stops listening now (even if Serve has not started yet) and drops
+// the open connections.
+func (e *endpoint) close() {
+	_ = e.ln.Close()
+	_ = e.srv.Close()
+	e.open = false
+}
+
+// shutdown closes the endpoint for good and frees its port.
+func (e *endpoint) shutdown() {
+	if e.open {
+		e.close()
+	}
+	if e.release != nil {
+		e.release()
+		e.release = nil
 	}
 }
 
@@ -77,8 +104,8 @@ func metricsHandler(reg *prometheus.Registry) http.Handler {
 
 // Serve starts one HTTP listener per worker and per gateway replica on
 // ephemeral ports of host (e.g. "127.0.0.1") and returns their endpoints.
-// A worker that is down (killed, warming up) has its port reserved but
-// refuses connections until it answers. Serve may be called once.
+// A worker that is down (killed, warming up) keeps its port but refuses
+// connections until it answers. Serve may be called once.
 func (f *Fleet) Serve(host string) ([]Endpoint, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -91,7 +118,7 @@ func (f *Fleet) Serve(host string) ([]Endpoint, error) {
 	f.srv = &server{host: host}
 	for _, g := range f.gateways {
 		g.ep = &endpoint{addr: net.JoinHostPort(host, "0"), handler: g.mux()}
-		if err := g.ep.bind(); err != nil {
+		if err := g.ep.listen(); err != nil {
 			f.closeLocked()
 			return nil, err
 		}
@@ -114,7 +141,7 @@ func (f *Fleet) serveWorker(w *worker) error {
 		return nil
 	}
 	w.ep = &endpoint{addr: net.JoinHostPort(f.srv.host, "0"), handler: w.mux()}
-	if err := w.ep.bind(); err != nil {
+	if err := w.ep.listen(); err != nil {
 		return err
 	}
 	w.url = w.ep.baseURL()
@@ -122,9 +149,14 @@ func (f *Fleet) serveWorker(w *worker) error {
 	return nil
 }
 
-// syncEndpoint keeps w's listener open exactly while its process answers.
+// syncEndpoint keeps w's listener open exactly while its process answers;
+// a removed worker's endpoint goes for good once it is gone.
 func (f *Fleet) syncEndpoint(w *worker, t time.Duration) {
 	if w.ep == nil {
+		return
+	}
+	if w.removed && w.killed {
+		w.ep.shutdown()
 		return
 	}
 	w.ep.sync(w.up(t))
@@ -174,12 +206,12 @@ func (f *Fleet) closeLocked() {
 	f.closed = true
 	for _, g := range f.gateways {
 		if g.ep != nil {
-			g.ep.sync(false)
+			g.ep.shutdown()
 		}
 	}
 	for _, w := range f.workers {
 		if w.ep != nil {
-			w.ep.sync(false)
+			w.ep.shutdown()
 			w.ep = nil
 		}
 	}

@@ -32,7 +32,7 @@ const (
 	reportDocBase  = 1 << 39
 	hotDocBase     = 1 << 40
 	privateDocBase = 1 << 41
-	hotZipfS       = 0.6
+	hotZipfS       = 0.5
 )
 
 // maxOpenConversations bounds the follow-up pool (oldest dropped first).
