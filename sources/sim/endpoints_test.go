@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"regexp"
 	"syscall"
@@ -20,6 +21,24 @@ func refused(url string) bool {
 		return false
 	}
 	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// tryScrape scrapes url; ok is false if the endpoint refuses connections.
+func tryScrape(t *testing.T, url string) (families, bool) {
+	t.Helper()
+	resp, err := testClient.Get(url)
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return nil, false
+	}
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return parse(t, body), true
 }
 
 func endpointNamed(t *testing.T, eps []Endpoint, name string) Endpoint {

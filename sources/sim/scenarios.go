@@ -23,12 +23,14 @@ const (
 	// is still elevated.
 	ScenarioAnnouncement = "announcement"
 	// ScenarioPrefillRestart: prefill-0 restarts at 1:30 (refuses
-	// connections during warm-up, then answers with counters from zero, a
-	// new pid and an empty cache). Signature: restart panel shows the
-	// counter reset and pid change; health and breakers dip; then the
-	// router, still believing prefill-0 holds its documents, keeps sending
-	// them there (predicted hits stay high on legacy/2026 gateways) while
-	// prefill-0's actual hit ratio is far lower and it recomputes whole
+	// connections during its 20 s warm-up, then answers with counters from
+	// zero, a new pid and an empty cache). Signature: the restart panel shows
+	// the counter reset and pid change; retries and breakers around it; then,
+	// once the breakers let traffic back (about 2:00), the routers — still
+	// believing prefill-0 holds its documents — send them there: predicted
+	// hits stay high (legacy hits/misses, 2026 selected/query blocks) while
+	// prefill-0's actual hit ratio drops well below its peers and its own
+	// earlier level for the next half minute or so, as it recomputes whole
 	// documents.
 	ScenarioPrefillRestart = "prefill-restart"
 	// ScenarioEvictionPressure: at 1:00 a batch job sweeps a six times
@@ -39,10 +41,11 @@ const (
 	ScenarioEvictionPressure = "eviction-pressure"
 	// ScenarioReplicaSkew: the load balancer sends 75 % of traffic to
 	// gateway-0, and at 1:00 gateway-1 loses its network path to prefill-0.
-	// Signature: the replicas disagree — gateway-1 reports prefill-0
-	// unhealthy with an open breaker while gateway-0 reports it healthy and
-	// closed; their intake, per-worker in-flight vectors and predicted-hit
-	// ratios differ. Needs ≥ 2 replicas (the scenario raises Replicas to 2).
+	// Signature: the replicas disagree — gateway-1 counts failures on
+	// prefill-0 and reports it unhealthy (and may open its breaker) while
+	// gateway-0 reports it healthy and keeps using it; their intake (3:1),
+	// per-worker in-flight vectors and predicted-hit ratios differ. Needs ≥ 2
+	// replicas (the scenario raises Replicas to 2).
 	ScenarioReplicaSkew = "replica-skew"
 	// ScenarioCongestedLink: at 1:00 the KV path prefill-0 → decode-0 drops
 	// to 1 % of its bandwidth. Signature: KV-transfer latency p99 and
@@ -59,10 +62,11 @@ const (
 	// limit and answer 429.
 	ScenarioDecodeSaturation = "decode-saturation"
 	// ScenarioScaleOut: prefill is overloaded by a wide set of long reports
-	// (little reuse, twice the usual length); at 1:00 a new prefill worker
-	// starts and after its warm-up joins every gateway's /workers. Signature: pool size +1; the new worker takes
+	// (little reuse, twice the usual length; no bursts); at 1:00 a new
+	// prefill worker starts and after its warm-up (1:20) joins every
+	// gateway's /workers. Signature: pool size +1; the new worker takes
 	// traffic at once (least loaded) with a cold cache — its hit ratio starts
-	// near zero and climbs; the prefill waiting queue shrinks.
+	// well below the fleet's; the prefill waiting queue and TTFT come down.
 	ScenarioScaleOut = "scale-out"
 	// ScenarioCycle runs every scenario in turn (the live-demo default);
 	// conditions reset between scenarios and scale-out's worker is removed
@@ -100,13 +104,13 @@ var scenarios = []scenario{
 		"cache: actual hit ratio dips then recovers above steady; prefill queueing and TTFT p99 spike in the first minute",
 		5 * time.Minute}, script: announcement},
 	{info: ScenarioInfo{ScenarioPrefillRestart, "prefill-0 restarts at 1:30",
-		"restarts: prefill-0 counter reset and new pid; cache: router still predicts warm, prefill-0's actual hits collapse",
+		"restarts: prefill-0 counter reset and new pid; cache: router still predicts warm while prefill-0's actual hits drop",
 		5 * time.Minute}, script: prefillRestart},
 	{info: ScenarioInfo{ScenarioEvictionPressure, "a batch job sweeps a 6x larger document set (1:00)",
 		"cache: evicted tokens/s jump, predicted-vs-actual gap widens; prefill KV full",
 		5 * time.Minute}, script: evictionPressure},
 	{info: ScenarioInfo{ScenarioReplicaSkew, "75/25 load balancer; gateway-1 loses prefill-0 at 1:00",
-		"restarts & retries: health/breaker for prefill-0 differ between replicas; per-replica intake and predictions differ",
+		"restarts & retries: gateway-1 sees prefill-0 fail and go unhealthy, gateway-0 does not; per-replica intake 3:1",
 		4 * time.Minute}, setup: func(c *Config) { c.Replicas = max(c.Replicas, 2) }, script: replicaSkew},
 	{info: ScenarioInfo{ScenarioCongestedLink, "KV path prefill-0 -> decode-0 drops to 1% bandwidth (1:00)",
 		"KV transfer: prefill-0 latency p99 up, GB/s down, in-flight/transfer queues stuck, failures on prefill-0 and decode-0 only",
