@@ -258,3 +258,28 @@ func TestServerInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestRetraction drives one decode worker into SGLang's retraction path: a
+// cohort of long, similar generations admitted under a decayed (optimistic)
+// new_token_ratio outgrows the KV it reserved.
+func TestRetraction(t *testing.T) {
+	t.Parallel()
+	k := DefaultCapacity()
+	k.DecodeKVTokens = 120000
+	f, eps := serveFleet(t, Config{Seed: 16, Prefill: 1, Decode: 1, Replicas: 1, Scenario: ScenarioSteady,
+		Workload: Workload{Rate: 3, PrivateDocuments: true, DocTokens: 2000, MaxTurns: 1,
+			OutputTokens: 2500, OutputSpread: 0.1, OutputCap: 4096},
+		Capacity: k})
+	d := endpointNamed(t, eps, "decode-0")
+	f.Step(4 * time.Minute)
+	s := scrapeOne(t, d.MetricsURL)
+	if s.sum("sglang:num_retracted_requests_total", nil) == 0 {
+		t.Error("no retractions although the KV pool was oversubscribed")
+	}
+	if s.sum("sglang:num_requests_total", nil) == 0 {
+		t.Error("no request finished: retracted requests must resume and complete")
+	}
+	if u := s.sum("sglang:token_usage", nil); u < 0.5 {
+		t.Errorf("decode KV usage %.2f, want the pool under pressure", u)
+	}
+}

@@ -6,38 +6,6 @@ import (
 	"time"
 )
 
-// outcome feeds one request outcome on a worker into the replica's
-// circuit breaker for it.
-func (g *replica) outcome(v *workerView, ok bool, t time.Duration) {
-	rt := g.f.cfg.Router
-	if ok {
-		v.success++
-		v.cbFail = 0
-		if v.cb == cbHalfOpen {
-			v.cbOK++
-			if v.cbOK >= rt.CBSuccesses {
-				g.transition(v, cbClosed, t)
-			}
-		}
-		return
-	}
-	v.fail++
-	v.cbOK = 0
-	v.cbFail++
-	if v.cb == cbHalfOpen || (v.cb == cbClosed && v.cbFail >= rt.CBFailures) {
-		g.transition(v, cbOpen, t)
-	}
-}
-
-func (g *replica) transition(v *workerView, to int, t time.Duration) {
-	v.cbTrans[v.cb][to]++
-	v.cb = to
-	v.cbFail, v.cbOK = 0, 0
-	if to == cbOpen {
-		v.cbOpenedAt = t
-	}
-}
-
 // timers runs the replica's periodic work due by t: health checks
 // (smg and legacy only: the 2026 router has no health-check loop), the
 // prefix tree's LRU trim, and admission-queue timeouts.

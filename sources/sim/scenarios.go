@@ -17,8 +17,8 @@ const (
 	// handbook of 100 documents; traffic jumps ×1.5 (decaying from 2:00) and
 	// 90 % of new conversations are about the handbook. Signature: in the
 	// first minute the handbook is cold on every worker — actual hit ratio
-	// drops, prefill compute (uncached tokens/s), the waiting queue and
-	// TTFT p90 rise; a couple of minutes later reuse has made it warm and
+	// drops, prefill compute (uncached tokens/s), prefill queue time and
+	// TTFT rise; a couple of minutes later reuse has made it warm and
 	// the hit ratio is back at or above the steady level while the traffic
 	// is still elevated.
 	ScenarioAnnouncement = "announcement"
@@ -55,11 +55,13 @@ const (
 	// healthy — a good pair on a bad route.
 	ScenarioCongestedLink = "congested-link"
 	// ScenarioDecodeSaturation: at 1:00 a "write the full report" feature
-	// launches: outputs five times longer (cap 4096), traffic ×1.2.
-	// Signature: decode KV usage climbs to ~1, retractions appear, the
-	// decode prealloc queue and the prefill bootstrap queue grow (prefill
-	// idles, waiting for decode), ITL rises, gateways fill their admission
-	// limit and answer 429.
+	// launches: outputs five times longer and alike in length (cap 4096),
+	// a ×3 click burst for 20 s, then traffic ×1.2. Signature: decode KV
+	// usage climbs to ~1, the decode prealloc queue and the prefill bootstrap
+	// queue grow together (prefill idles, waiting for decode), ITL rises,
+	// gateways fill their admission limit and answer 429. Retractions stay
+	// rare: admission keeps free what it expects running requests to still
+	// generate; only a cohort admitted together may outgrow it.
 	ScenarioDecodeSaturation = "decode-saturation"
 	// ScenarioScaleOut: prefill is overloaded by a wide set of long reports
 	// (little reuse, twice the usual length; no bursts); at 1:00 a new
@@ -115,8 +117,8 @@ var scenarios = []scenario{
 	{info: ScenarioInfo{ScenarioCongestedLink, "KV path prefill-0 -> decode-0 drops to 1% bandwidth (1:00)",
 		"KV transfer: prefill-0 latency p99 up, GB/s down, in-flight/transfer queues stuck, failures on prefill-0 and decode-0 only",
 		4 * time.Minute}, script: congestedLink},
-	{info: ScenarioInfo{ScenarioDecodeSaturation, "outputs 5x longer from 1:00",
-		"decode admission: KV usage ~1, retractions, prealloc and bootstrap queues grow, ITL up, 429s",
+	{info: ScenarioInfo{ScenarioDecodeSaturation, "a feature writing 5x longer answers launches at 1:00",
+		"decode admission: KV usage ~1, prealloc and bootstrap queues grow together, ITL up, 429s",
 		5 * time.Minute}, script: decodeSaturation},
 	{info: ScenarioInfo{ScenarioScaleOut, "overloaded prefill pool; a new prefill worker joins at 1:00",
 		"targets/capacity: pool +1, new worker in /workers takes traffic with a cold cache; prefill queue shrinks",
