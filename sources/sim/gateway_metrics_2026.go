@@ -53,7 +53,7 @@ func (g *replica) collect2026(e emitter) {
 	e.gauge(g3BlockSize, float64(bs))
 	g.visible(func(w *worker, v *workerView) {
 		url := w.baseURL()
-		mode := smgWorkerType(w)
+		mode := w.role.String()
 		if v.g3OK > 0 {
 			e.counter(g3WorkerRequests, v.g3OK, url, model, mode, "success")
 		}

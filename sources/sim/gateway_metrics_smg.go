@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"github.com/pdtop/pdtop/sources"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -89,14 +88,6 @@ func (g *replica) collectSMG(e emitter) {
 	sum, tenants := g.tree.tokens()
 	e.gauge(smgTreeChars, float64(sum*g.f.cfg.Router.CharsPerToken), model)
 	e.gauge(smgTreeTenants, float64(tenants), model, "string")
-}
-
-// smgWorkerType is WorkerInfo.worker_type.
-func smgWorkerType(w *worker) string {
-	if w.role == sources.RolePrefill {
-		return "prefill"
-	}
-	return "decode"
 }
 
 var _ prometheus.Collector = (*gatewayCollector)(nil)

@@ -129,11 +129,9 @@ func (g *replica) outcome(v *workerView, ok bool, t time.Duration) {
 	if ok {
 		v.success++
 		v.cbFail = 0
-		if v.cb == cbHalfOpen {
-			v.cbOK++
-			if v.cbOK >= rt.CBSuccesses {
-				g.transition(v, cbClosed, t)
-			}
+		v.cbOK++ // the current streak, as smg_worker_cb_consecutive_successes shows it
+		if v.cb == cbHalfOpen && v.cbOK >= rt.CBSuccesses {
+			g.transition(v, cbClosed, t)
 		}
 		return
 	}

@@ -149,7 +149,7 @@ func (g *replica) smgWorkers(rw http.ResponseWriter) {
 	list := []smgWorkerInfo{}
 	var st workerStatsJSON
 	g.registered(func(w *worker, v *workerView) {
-		info := smgWorkerInfo{ID: v.uuid, ModelID: g.f.cfg.Model, URL: w.baseURL(), WorkerType: smgWorkerType(w),
+		info := smgWorkerInfo{ID: v.uuid, ModelID: g.f.cfg.Model, URL: w.baseURL(), WorkerType: w.role.String(),
 			ConnectionMode: "http", RuntimeType: "sglang", Priority: 50, Cost: 1, IsHealthy: v.healthy,
 			Status: "ready", Load: v.load}
 		if !v.healthy {
@@ -174,7 +174,7 @@ func (g *replica) legacyWorkers(rw http.ResponseWriter) {
 	g.registered(func(w *worker, v *workerView) {
 		list = append(list, map[string]any{
 			"id": w.baseURL(), "url": w.baseURL(), "model_id": g.f.cfg.Model, "priority": 50, "cost": 1.0,
-			"worker_type": smgWorkerType(w), "is_healthy": v.healthy, "load": v.load,
+			"worker_type": w.role.String(), "is_healthy": v.healthy, "load": v.load,
 			"connection_mode": "Http", "metadata": map[string]any{}, "job_status": nil,
 		})
 		if w.role == sources.RolePrefill {

@@ -81,10 +81,13 @@ func normalized(t *testing.T, f *Fleet) map[string]string {
 }
 
 func TestDeterministic(t *testing.T) {
+	// Each generation with a scenario whose scripted events land inside
+	// the run: a worker joining (and its endpoint), a restart, congestion.
+	scenario := map[string]string{GatewaySMG: ScenarioScaleOut, GatewayLegacy: ScenarioPrefillRestart, Gateway2026: ScenarioCongestedLink}
 	for _, gw := range []string{GatewaySMG, GatewayLegacy, Gateway2026} {
 		t.Run(gw, func(t *testing.T) {
 			t.Parallel()
-			cfg := Config{Seed: 7, Prefill: 3, Decode: 2, Replicas: 2, Gateway: gw}
+			cfg := Config{Seed: 7, Prefill: 3, Decode: 2, Replicas: 2, Gateway: gw, Scenario: scenario[gw]}
 			a, _ := serveFleet(t, cfg)
 			b, _ := serveFleet(t, cfg)
 			a.Step(150 * time.Second)
@@ -105,7 +108,8 @@ func TestDeterministic(t *testing.T) {
 				t.Errorf("gateway-0 body does not name prefill-0 by URL:\n%s", na["gateway-0"])
 			}
 
-			c, _ := serveFleet(t, Config{Seed: 8, Prefill: 3, Decode: 2, Replicas: 2, Gateway: gw})
+			cfg.Seed = 8
+			c, _ := serveFleet(t, cfg)
 			c.Step(150 * time.Second)
 			if normalized(t, c)["decode-0"] == na["decode-0"] {
 				t.Error("a different seed produced the same decode-0 body")

@@ -111,13 +111,9 @@ type worker struct {
 // up reports whether the process answers at t.
 func (w *worker) up(t time.Duration) bool { return !w.killed && t >= w.readyAt }
 
-// engineType is the engine_type label value SGLang ≥ PR #18552 reports.
-func (w *worker) engineType() string {
-	if w.role == sources.RolePrefill {
-		return "prefill"
-	}
-	return "decode"
-}
+// engineType is the engine_type label value SGLang ≥ PR #18552 reports
+// ("prefill" or "decode").
+func (w *worker) engineType() string { return w.role.String() }
 
 // baseURL is the worker label value gateways use.
 func (w *worker) baseURL() string {
