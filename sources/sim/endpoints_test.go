@@ -244,7 +244,18 @@ func TestDiscoveryEndpoints(t *testing.T) {
 
 func TestServerInfo(t *testing.T) {
 	t.Parallel()
-	_, eps := serveFleet(t, Config{Seed: 15, Prefill: 1, Decode: 1, Replicas: 1, Scenario: ScenarioSteady})
+	f, err := New(Config{Seed: 15, Prefill: 1, Decode: 1, Replicas: 1, Scenario: ScenarioSteady})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.Close() })
+	if _, err := f.Serve("127.0.0.1:30000"); err == nil {
+		t.Fatal("Serve on one fixed port for many targets succeeded")
+	}
+	eps, err := f.Serve("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, e := range eps {
 		if !e.Role.IsWorker() {
 			continue

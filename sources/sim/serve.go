@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -103,10 +104,17 @@ func metricsHandler(reg *prometheus.Registry) http.Handler {
 }
 
 // Serve starts one HTTP listener per worker and per gateway replica on
-// ephemeral ports of host (e.g. "127.0.0.1") and returns their endpoints.
-// A worker that is down (killed, warming up) keeps its port but refuses
-// connections until it answers. Serve may be called once.
+// ephemeral ports of host (e.g. "127.0.0.1"; "127.0.0.1:0" is accepted
+// too) and returns their endpoints. A worker that is down (killed, warming
+// up) keeps its port but refuses connections until it answers. Serve may
+// be called once.
 func (f *Fleet) Serve(host string) ([]Endpoint, error) {
+	if h, port, err := net.SplitHostPort(host); err == nil {
+		if port != "0" && port != "" {
+			return nil, fmt.Errorf("sim: Serve(%q): every target needs its own port; give a host or host:0", host)
+		}
+		host = h
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
