@@ -40,7 +40,7 @@ func drawCache(c *drawCtx) []string {
 	if act := seriesPoints(s, "hit_actual"); len(act) > 0 || len(seriesPoints(s, "hit_predicted")) > 0 {
 		ch := &chart{
 			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
-			window: s.Window, slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")),
+			window: chartSpan(s), slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")),
 			lines: []chartLine{
 				{label: "predicted", points: seriesPoints(s, "hit_predicted"), tone: series(2), dashed: true},
 				{label: "actual", points: act, tone: series(3)},

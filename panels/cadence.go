@@ -21,7 +21,7 @@ func drawCadence(c *drawCtx) []string {
 	parts := []part{linesPart(nowLines, len(nowLines), 0, false)}
 
 	lat := func(title, p50Name, p99Name string) *chart {
-		return &chart{title: title, format: secs, window: s.Window,
+		return &chart{title: title, format: secs, window: chartSpan(s),
 			slots: max(chartSlots(s, p50Name), chartSlots(s, p99Name)),
 			lines: []chartLine{
 				{label: "p99", points: seriesPoints(s, p99Name), tone: series(1)},
@@ -30,7 +30,7 @@ func drawCadence(c *drawCtx) []string {
 	}
 	itlChart := lat("ITL", "itl_p50", "itl_p99")
 	ttftChart := lat("TTFT", "ttft_p50", "ttft_p99")
-	out := &chart{title: "output", unit: "tok/s", format: num, window: s.Window,
+	out := &chart{title: "output", unit: "tok/s", format: num, window: chartSpan(s),
 		slots: chartSlots(s, "output_tps"),
 		lines: []chartLine{{label: "fleet", points: seriesPoints(s, "output_tps"), tone: series(3)}}}
 	chartPart := func(ch *chart, prio int) part {

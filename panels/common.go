@@ -1,6 +1,8 @@
 package panels
 
 import (
+	"time"
+
 	"strconv"
 
 	"github.com/pdtop/pdtop/sources"
@@ -118,8 +120,20 @@ func chartSlots(s *sources.Snapshot, name string) int {
 		return 0
 	}
 	ser := s.Charts[name]
-	if ser.Step > 0 && s.Window > 0 {
-		return int(s.Window / ser.Step)
+	if ser.Step > 0 && chartSpan(s) > 0 {
+		return int(chartSpan(s) / ser.Step)
 	}
 	return len(ser.Points)
+}
+
+// chartSpan is the time charts and sparklines cover: the snapshot's chart
+// span, or its window when the source sets none.
+func chartSpan(s *sources.Snapshot) time.Duration {
+	if s == nil {
+		return 0
+	}
+	if s.ChartSpan > 0 {
+		return s.ChartSpan
+	}
+	return s.Window
 }

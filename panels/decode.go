@@ -36,7 +36,7 @@ func drawDecode(c *drawCtx) []string {
 		{name: "KV usage", unit: "of pool", left: true},
 		{name: "retract", unit: "req/s", prio: 2},
 		{name: "output", unit: "tok/s", prio: 4},
-		{name: "KV usage trend", unit: "−" + span(s.Window) + " … now", left: true, prio: 5},
+		{name: "KV usage trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 5},
 	}}
 	tr := newTrend(s, sources.SigKVUsage, c.w, ws, 1)
 	for _, w := range ws {
@@ -80,7 +80,7 @@ func drawDecode(c *drawCtx) []string {
 	}
 	if kv := poolHistory(ws, sources.SigKVUsage, true); len(kv) > 0 {
 		ch := &chart{title: "KV usage", unit: "of pool", format: pct, fixed: true, lo: 0, hi: 1,
-			window: s.Window, slots: historySlots(s),
+			window: chartSpan(s), slots: historySlots(s),
 			lines: []chartLine{{label: "highest worker", points: kv, tone: series(0)}}}
 		parts = append(parts, part{min: 7, want: 14, prio: 3, gap: true,
 			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})

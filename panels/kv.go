@@ -29,7 +29,7 @@ func drawKV(c *drawCtx) []string {
 		{name: "boot fail", unit: "req/s", prio: 5},
 		{name: "timeouts", unit: "ev/s", prio: 4},
 		{name: "", left: true, prio: 3},
-		{name: "queue trend", unit: "−" + span(s.Window) + " … now", left: true, prio: 7},
+		{name: "queue trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7},
 	}}
 	trP := newTrend(s, sources.SigInflightQueue, c.w, pre, 0)
 	trD := newTrend(s, sources.SigTransferQueue, c.w, dec, 0)
@@ -87,7 +87,7 @@ func drawKV(c *drawCtx) []string {
 	inflight := poolHistory(pre, sources.SigInflightQueue, false)
 	transfer := poolHistory(dec, sources.SigTransferQueue, false)
 	if len(inflight)+len(transfer) > 0 {
-		ch := &chart{title: "KV transfer queues", unit: "req", format: num, window: s.Window, slots: historySlots(s),
+		ch := &chart{title: "KV transfer queues", unit: "req", format: num, window: chartSpan(s), slots: historySlots(s),
 			lines: []chartLine{
 				{label: "prefill in-flight", points: inflight, tone: series(0)},
 				{label: "decode transfer", points: transfer, tone: series(1), dashed: true},

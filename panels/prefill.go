@@ -26,7 +26,7 @@ func drawPrefill(c *drawCtx) []string {
 		{name: "q p99", prio: 2},
 		{name: "input", unit: "tok/s", prio: 4},
 		{name: "run", unit: "req", prio: 6},
-		{name: "waiting trend", unit: "−" + span(s.Window) + " … now", left: true, prio: 7},
+		{name: "waiting trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7},
 	}}
 	tr := newTrend(s, sources.SigWaiting, c.w, ws, 0)
 	for _, w := range ws {
@@ -64,7 +64,7 @@ func drawPrefill(c *drawCtx) []string {
 	parts := []part{tablePart(c, t, 0)}
 	if pts := seriesPoints(s, "input_tps"); len(pts) > 0 {
 		ch := &chart{
-			title: "input", unit: "tok/s", format: num, window: s.Window,
+			title: "input", unit: "tok/s", format: num, window: chartSpan(s),
 			slots: chartSlots(s, "input_tps"),
 			lines: []chartLine{{label: "fleet", points: pts, tone: series(0)}},
 		}

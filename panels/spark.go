@@ -123,16 +123,17 @@ func poolHistory(ws []*sources.WorkerView, sig sources.Signal, useMax bool) []fl
 // samples History on the chart steps, so the charts' step decides; without
 // charts, one point per refresh interval.
 func historySlots(s *sources.Snapshot) int {
-	if s.Window <= 0 {
+	span := chartSpan(s)
+	if span <= 0 {
 		return 0
 	}
 	for _, name := range []string{"output_tps", "input_tps", "itl_p50", "hit_actual"} {
 		if ser, ok := s.Charts[name]; ok && ser.Step > 0 {
-			return int(s.Window / ser.Step)
+			return int(span / ser.Step)
 		}
 	}
 	if s.Interval > 0 {
-		return int(s.Window / s.Interval)
+		return int(span / s.Interval)
 	}
 	return 0
 }

@@ -256,8 +256,11 @@ type Fleet struct {
 // name; workers by role (prefill, decode, unified) then name.
 type Snapshot struct {
 	Time     time.Time
-	Window   time.Duration
+	Window   time.Duration // for rates, quantiles and hit ratios
 	Interval time.Duration
+	// ChartSpan is the time the chart series and worker histories cover
+	// (at least Window; the store's minimum chart span otherwise).
+	ChartSpan time.Duration
 
 	Targets  []TargetStatus
 	Workers  []WorkerView

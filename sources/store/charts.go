@@ -11,9 +11,10 @@ import (
 // span, ends[j]]. Ends are aligned to multiples of step so points do not
 // wobble between ticks; span ≥ step smooths per-scrape noise.
 type chartSpec struct {
-	ends []time.Time
-	step time.Duration
-	span time.Duration
+	ends  []time.Time
+	step  time.Duration
+	span  time.Duration
+	total time.Duration // the time all points cover
 }
 
 func (s *Store) chartBounds(now time.Time, window time.Duration) chartSpec {
@@ -37,7 +38,7 @@ func (s *Store) chartBounds(now time.Time, window time.Duration) chartSpec {
 		n = 1
 	}
 	end := now.Truncate(step)
-	cs := chartSpec{step: step, span: step}
+	cs := chartSpec{step: step, span: step, total: time.Duration(n) * step}
 	if min := 5 * o.Interval; cs.span < min {
 		cs.span = min
 	}

@@ -43,6 +43,7 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot 
 		Events:   append([]sources.Event(nil), s.events...),
 	}
 	steps := s.chartBounds(now, window)
+	snap.ChartSpan = steps.total
 	var workers, gateways []*targetState
 	for _, st := range s.sorted() {
 		st.idx = st.stepIndex(steps)
