@@ -277,6 +277,10 @@ type Snapshot struct {
 
 	// Events, oldest first, at most a few hundred.
 	Events []Event
+
+	// Thresholds in force (defaults filled in): panels flag figures that
+	// cross them.
+	Thresholds Thresholds
 }
 
 // WorkersByRole returns the workers with role r, in display order.

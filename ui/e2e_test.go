@@ -165,8 +165,8 @@ func finitePoints(p []float64) int {
 }
 
 func newModel(r *fleetRun, w, h int) *Model {
-	m := New(Config{Store: r.store, Interval: time.Second, Window: time.Minute,
-		Styles: themes.NewStyles(themes.Mono()), Clock: func() time.Time { return r.now }})
+	m := New(Config{Backend: &collect.Live{Store: r.store, Clock: func() time.Time { return r.now }},
+		Interval: time.Second, Window: time.Minute, Styles: themes.NewStyles(themes.Mono())})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }

@@ -73,7 +73,8 @@ func TestFixturesShowTheirValues(t *testing.T) {
 			t.Fatalf("%s: %v %+v", ts.Name, ts.Health, ts.LastError)
 		}
 	}
-	m := New(Config{Store: st, Interval: time.Second, Window: time.Minute, Clock: func() time.Time { return now }})
+	m := New(Config{Backend: &collect.Live{Store: st, Clock: func() time.Time { return now }},
+		Interval: time.Second, Window: time.Minute})
 	m.Update(snapMsg{snap: snap})
 	for _, c := range []struct {
 		panel int

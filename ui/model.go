@@ -13,39 +13,30 @@ import (
 
 	"github.com/pdtop/pdtop/panels"
 	"github.com/pdtop/pdtop/sources"
-	"github.com/pdtop/pdtop/sources/collect"
-	"github.com/pdtop/pdtop/sources/store"
 	"github.com/pdtop/pdtop/themes"
 )
 
-// ScrapeFunc scrapes one target; it must honour ctx and never panic.
-type ScrapeFunc func(ctx context.Context, t sources.Target) sources.ScrapeResult
-
 // Config is everything the root model needs; cmd/ builds it.
 type Config struct {
-	// Store holds the targets (SetTargets before starting) and their history.
-	Store *store.Store
-	// Scrape fetches one target.
-	Scrape ScrapeFunc
-	// Interval between scrape rounds (default 1s).
+	// Backend supplies the data: direct scraping, a replay or PromQL.
+	Backend sources.Backend
+	// Interval between refresh rounds (default 1s).
 	Interval time.Duration
-	// Timeout for one scrape (default Interval, so a slow target skips
-	// ticks instead of piling up).
+	// Timeout for one job of a round (default Interval, so a slow target
+	// skips ticks instead of piling up).
 	Timeout time.Duration
 	// Window for rates and quantiles (default 1m).
 	Window time.Duration
 	// Styles from the chosen theme.
 	Styles *themes.Styles
-	// Clock stamps snapshots (default time.Now).
-	Clock func() time.Time
 }
 
 // tickMsg starts a scrape round; gen drops ticks of an older schedule.
 type tickMsg struct{ gen int }
 
-// scrapedMsg says one target's scrape finished (the result is already in
-// the store).
-type scrapedMsg struct{ id string }
+// jobDoneMsg says one job of a round finished (its result is already in
+// the backend).
+type jobDoneMsg struct{ key string }
 
 // snapMsg carries a freshly derived snapshot.
 type snapMsg struct{ snap *sources.Snapshot }
@@ -83,9 +74,6 @@ func New(cfg Config) *Model {
 	if cfg.Window <= 0 {
 		cfg.Window = time.Minute
 	}
-	if cfg.Clock == nil {
-		cfg.Clock = time.Now
-	}
 	if cfg.Styles == nil {
 		cfg.Styles = themes.NewStyles(themes.Dark())
 	}
@@ -107,7 +95,7 @@ func New(cfg Config) *Model {
 
 // Init starts the first scrape round and the tick.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.scrapeRound(), m.tick())
+	return tea.Batch(m.round(), m.tick())
 }
 
 // Update routes messages: sizes to the layout, keys to the app then the
@@ -124,10 +112,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.gen {
 			return m, nil
 		}
-		m.lastTick = m.cfg.Clock()
-		return m, tea.Batch(m.scrapeRound(), m.build(), m.tick())
-	case scrapedMsg:
-		delete(m.inflight, msg.id)
+		m.lastTick = m.now()
+		return m, tea.Batch(m.round(), m.build(), m.tick())
+	case jobDoneMsg:
+		delete(m.inflight, msg.key)
 		if len(m.inflight) == 0 {
 			return m, m.build()
 		}
@@ -152,48 +140,39 @@ func (m *Model) tick() tea.Cmd {
 	return tea.Tick(m.cfg.Interval, func(time.Time) tea.Msg { return tickMsg{gen: gen} })
 }
 
-// scrapeRound starts one scrape per target that is not still busy with
-// the previous round; busy targets are marked slow for this tick.
-func (m *Model) scrapeRound() tea.Cmd {
-	st, scrape := m.cfg.Store, m.cfg.Scrape
-	if scrape == nil {
+// now is the backend's clock (wall time, or a replay's time).
+func (m *Model) now() time.Time {
+	if m.cfg.Backend == nil {
+		return time.Time{}
+	}
+	return m.cfg.Backend.Now()
+}
+
+// round starts the jobs of one refresh round; a job still running from the
+// previous round is skipped for this one (reported to the backend as
+// busy), never queued.
+func (m *Model) round() tea.Cmd {
+	b := m.cfg.Backend
+	if b == nil {
 		return nil
 	}
-	spread := m.cfg.Interval / 4
-	if spread > 200*time.Millisecond {
-		spread = 200 * time.Millisecond
-	}
-	timeout, clock := m.cfg.Timeout, m.cfg.Clock
+	timeout := m.cfg.Timeout
 	var cmds []tea.Cmd
-	for _, t := range st.Targets() {
-		if m.inflight[t.ID] {
-			st.Ingest(sources.ScrapeResult{TargetID: t.ID, Time: clock(), Skipped: true})
+	for _, j := range b.Round() {
+		if m.inflight[j.Key] {
+			b.Busy(j.Key)
 			continue
 		}
-		m.inflight[t.ID] = true
-		t := t
-		offset := collect.Offset(t.ID, spread)
+		m.inflight[j.Key] = true
+		j := j
 		cmds = append(cmds, func() tea.Msg {
-			time.Sleep(offset)
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
-			st.Ingest(safeScrape(ctx, scrape, t, clock))
-			return scrapedMsg{id: t.ID}
+			j.Run(ctx)
+			return jobDoneMsg{key: j.Key}
 		})
 	}
 	return tea.Batch(cmds...)
-}
-
-// safeScrape turns a panic in the scrape path into a classified error so
-// one hostile target can never take the dashboard down.
-func safeScrape(ctx context.Context, f ScrapeFunc, t sources.Target, clock func() time.Time) (res sources.ScrapeResult) {
-	defer func() {
-		if r := recover(); r != nil {
-			res = sources.ScrapeResult{TargetID: t.ID, Time: clock(),
-				Err: &sources.ScrapeError{Class: sources.ErrOther, Message: "internal error while scraping (recovered)"}}
-		}
-	}()
-	return f(ctx, t)
 }
 
 // build derives a snapshot off the UI goroutine; at most one at a time.
@@ -202,9 +181,13 @@ func (m *Model) build() tea.Cmd {
 		m.buildPending = true
 		return nil
 	}
+	b := m.cfg.Backend
+	if b == nil {
+		return nil
+	}
 	m.building = true
-	st, clock, window := m.cfg.Store, m.cfg.Clock, m.cfg.Window
-	return func() tea.Msg { return snapMsg{snap: st.Snapshot(clock(), window)} }
+	window := m.cfg.Window
+	return func() tea.Msg { return snapMsg{snap: b.Snapshot(window)} }
 }
 
 func (m *Model) show(s *sources.Snapshot) {

@@ -99,7 +99,7 @@ func (m *Model) View() string {
 	var b strings.Builder
 	b.WriteString(panels.Summary(m.shown, st, m.width, panels.SummaryState{
 		Paused: m.paused, Interval: m.cfg.Interval, Window: m.cfg.Window,
-		Now: m.cfg.Clock(), LastTick: m.lastTick,
+		Now: m.now(), LastTick: m.lastTick,
 	}))
 	b.WriteByte('\n')
 	h := m.bodyHeight()

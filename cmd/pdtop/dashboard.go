@@ -109,9 +109,9 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 	if follow != nil {
 		go follow(func(ts []sources.Target) { st.SetTargets(time.Now(), ts) })
 	}
+	live := &collect.Live{Store: st, Scraper: scraper, Observe: logFailures(logger)}
 	m := ui.New(ui.Config{
-		Store:    st,
-		Scrape:   logFailures(logger, scraper.Scrape),
+		Backend:  live,
 		Interval: vf.interval,
 		Timeout:  vf.timeout,
 		Window:   vf.window,
@@ -138,11 +138,13 @@ func openLog(path string) (*slog.Logger, func(), error) {
 
 // logFailures logs each target's failures when its error class changes
 // and its recovery, not every failed tick.
-func logFailures(l *slog.Logger, f ui.ScrapeFunc) ui.ScrapeFunc {
+func logFailures(l *slog.Logger) func(sources.Target, sources.ScrapeResult) {
 	var mu sync.Mutex
 	last := map[string]sources.ErrorClass{}
-	return func(ctx context.Context, t sources.Target) sources.ScrapeResult {
-		r := f(ctx, t)
+	return func(t sources.Target, r sources.ScrapeResult) {
+		if r.Skipped {
+			return
+		}
 		class := sources.ErrNone
 		if r.Err != nil {
 			class = r.Err.Class
@@ -157,6 +159,5 @@ func logFailures(l *slog.Logger, f ui.ScrapeFunc) ui.ScrapeFunc {
 		case class == sources.ErrNone && seen && prev != sources.ErrNone:
 			l.Info("scrape recovered", "target", t.ID)
 		}
-		return r
 	}
 }

@@ -41,6 +41,8 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot 
 		Interval: s.opts.Interval,
 		Charts:   map[string]sources.Series{},
 		Events:   append([]sources.Event(nil), s.events...),
+		// Callers with configured thresholds replace these.
+		Thresholds: sources.DefaultThresholds(),
 	}
 	steps := s.chartBounds(now, window)
 	snap.ChartSpan = steps.total
