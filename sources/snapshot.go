@@ -70,6 +70,16 @@ type Quantiles struct {
 	Unit string
 	// Source is the raw metric name.
 	Source string
+	// Buckets are the window's cumulative bucket counts (histogram form
+	// only; nil otherwise), for shares below a threshold (ShareAtMost).
+	Buckets []Bucket
+}
+
+// Bucket is one cumulative histogram bucket over the window: Count
+// observations were ≤ UpperBound (+Inf for the last).
+type Bucket struct {
+	UpperBound float64
+	Count      float64
 }
 
 // HitRatio is a prefix-hit figure computed as a ratio of sums over the
@@ -162,7 +172,9 @@ type WorkerView struct {
 	// Router is each gateway replica's view of this worker.
 	Router []RouterView
 	// History holds per-tick points for sparklines, oldest first, NaN for
-	// gaps: gauges as values, counters as per-tick rates.
+	// gaps: gauges as values, counters as per-tick rates, and for
+	// histogram signals (the KV-transfer latency) the observations per
+	// second.
 	History map[Signal][]float64
 	// HitHistory is the actual hit ratio per chart step (NaN = no traffic).
 	HitHistory []float64
@@ -281,6 +293,10 @@ type Snapshot struct {
 	// Thresholds in force (defaults filled in): panels flag figures that
 	// cross them.
 	Thresholds Thresholds
+
+	// Diagnosis is what the figures above mean: hit-gap verdicts with
+	// causes, capacity in units of work, goodput, stalls.
+	Diagnosis Diagnosis
 }
 
 // WorkersByRole returns the workers with role r, in display order.

@@ -82,7 +82,5 @@ func (l *Live) Now() time.Time { return l.now() }
 
 // Snapshot derives the fleet view now.
 func (l *Live) Snapshot(window time.Duration) *sources.Snapshot {
-	s := l.Store.Snapshot(l.now(), window)
-	s.Thresholds = l.Thresholds.WithDefaults()
-	return s
+	return l.Store.SnapshotWith(l.now(), window, l.Thresholds)
 }
