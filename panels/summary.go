@@ -19,6 +19,9 @@ type SummaryState struct {
 	Interval, Window time.Duration
 	// Now is the current time; LastTick when the last snapshot arrived.
 	Now, LastTick time.Time
+	// Replay, when set, is the refresh state while a recording plays
+	// ("replay 10x", "replay paused", "end of recording").
+	Replay string
 }
 
 // rejectedWarn is the rejected share at which the summary flags it.
@@ -119,6 +122,8 @@ func refreshState(s *sources.Snapshot, st SummaryState) (string, tone) {
 	switch {
 	case s == nil:
 		return "no data yet", toneMuted
+	case st.Replay != "":
+		return st.Replay, toneAccent
 	case st.Paused:
 		if !st.Now.IsZero() && !s.Time.IsZero() && st.Now.After(s.Time) {
 			return "paused " + age(st.Now.Sub(s.Time)), toneWarn

@@ -22,6 +22,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.zoom = false
 		m.layout()
 		return nil
+	}
+	if cmd, ok := m.replayKey(msg); ok {
+		return cmd
+	}
+	switch {
 	case key.Matches(msg, k.Next):
 		m.setFocus(m.focus + 1)
 		return nil

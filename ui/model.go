@@ -43,9 +43,10 @@ type snapMsg struct{ snap *sources.Snapshot }
 
 // Model is the root bubbletea model.
 type Model struct {
-	cfg    Config
-	keys   KeyMap
-	help   help.Model
+	cfg        Config
+	keys       KeyMap
+	replayKeys ReplayKeyMap
+	help       help.Model
 	panels []panels.Panel
 
 	width, height int
@@ -83,8 +84,9 @@ func New(cfg Config) *Model {
 	h.Styles.FullKey, h.Styles.FullDesc, h.Styles.FullSeparator = st.HelpKey, st.HelpDesc, st.HelpSep
 	h.Styles.Ellipsis = st.HelpSep
 	m := &Model{
-		cfg:      cfg,
-		keys:     DefaultKeyMap(),
+		cfg:        cfg,
+		keys:       DefaultKeyMap(),
+		replayKeys: DefaultReplayKeyMap(),
 		help:     h,
 		panels:   panels.All(cfg.Styles),
 		inflight: map[string]bool{},

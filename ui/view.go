@@ -55,7 +55,7 @@ func split(n, k int) []int {
 // bodyHeight is the height left for panels under the summary line and
 // above the footer (and the tab bar in tab mode).
 func (m *Model) bodyHeight() int {
-	h := m.height - 2
+	h := m.height - 2 - m.replayLines()
 	if m.mode() == modeTabs {
 		h--
 	}
@@ -99,7 +99,7 @@ func (m *Model) View() string {
 	var b strings.Builder
 	b.WriteString(panels.Summary(m.shown, st, m.width, panels.SummaryState{
 		Paused: m.paused, Interval: m.cfg.Interval, Window: m.cfg.Window,
-		Now: m.now(), LastTick: m.lastTick,
+		Now: m.now(), LastTick: m.lastTick, Replay: m.replayMode(),
 	}))
 	b.WriteByte('\n')
 	h := m.bodyHeight()
@@ -128,6 +128,10 @@ func (m *Model) View() string {
 		b.WriteString(lipgloss.JoinVertical(lipgloss.Left, rows...))
 	}
 	b.WriteByte('\n')
+	if m.replayLines() > 0 {
+		b.WriteString(m.progressLine())
+		b.WriteByte('\n')
+	}
 	b.WriteString(m.footer())
 	return fit(b.String(), m.width, m.height)
 }
@@ -179,7 +183,7 @@ func tabTitle(t string, level int) string {
 // footer shows the key hints and, when paused, says so.
 func (m *Model) footer() string {
 	m.help.Width = m.width
-	s := m.help.ShortHelpView(m.keys.ShortHelp())
+	s := m.help.ShortHelpView(m.shortHelp())
 	if m.paused {
 		s = m.cfg.Styles.Warn.Render("PAUSED — scraping continues; p resumes") + "  " + s
 	}
@@ -195,6 +199,9 @@ func (m *Model) helpView(h int) string {
 	hm.Width = m.width - 4
 	p := m.panels[m.focus]
 	body := st.Header.Render("Keys") + "\n" + hm.FullHelpView(m.keys.FullHelp())
+	if _, ok := m.player(); ok {
+		body += "\n\n" + st.Header.Render("Playback keys") + "\n" + hm.FullHelpView(m.replayKeys.FullHelp())
+	}
 	if pk := p.KeyMap().FullHelp(); len(pk) > 0 {
 		body += "\n\n" + st.Header.Render(p.Title()+" keys") + "\n" + hm.FullHelpView(pk)
 	}

@@ -31,6 +31,11 @@ type Options struct {
 	Concurrency int
 	// Clock returns the receive time stamped on results (default time.Now).
 	Clock func() time.Time
+	// Tap, when set, sees every scrape's outcome with its raw body (nil on
+	// a failed fetch) and the fetch's warnings, before parsing: a
+	// recording (sources/record) writes exactly what the replay feeds back
+	// through FromBody. It is called from the scraping goroutine.
+	Tap func(t sources.Target, res sources.ScrapeResult, body []byte, warnings []string)
 }
 
 // Scraper scrapes targets. It is safe for concurrent use.
@@ -88,8 +93,10 @@ func (s *Scraper) Scrape(ctx context.Context, t sources.Target) sources.ScrapeRe
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
-		return sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
+		res := sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
 			Err: &sources.ScrapeError{Class: sources.ErrTimeout, Message: "no scrape slot before the deadline (too many slow targets)"}}
+		s.tap(t, res, nil, nil)
+		return res
 	}
 	defer func() { <-s.sem }()
 	if s.opts.Timeout > 0 {
@@ -99,22 +106,40 @@ func (s *Scraper) Scrape(ctx context.Context, t sources.Target) sources.ScrapeRe
 	}
 	c := s.client(t.ID)
 	if c == nil {
-		return sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
+		res := sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
 			Err: &sources.ScrapeError{Class: sources.ErrConfig, Message: "no HTTP client configured"}}
+		s.tap(t, res, nil, nil)
+		return res
 	}
 	resp := c.Fetch(ctx, t.URL)
 	res := sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(), Duration: resp.Duration,
 		BytesWire: resp.BytesWire, BytesBody: resp.BytesBody}
 	if resp.Err != nil {
 		res.Err = resp.Err
+		s.tap(t, res, nil, resp.Warnings)
 		return res
 	}
-	obs, err := Process(resp.Body)
+	s.tap(t, res, resp.Body, resp.Warnings)
+	return FromBody(res, resp.Body, resp.Warnings)
+}
+
+func (s *Scraper) tap(t sources.Target, res sources.ScrapeResult, body []byte, warnings []string) {
+	if s.opts.Tap != nil {
+		s.opts.Tap(t, res, body, warnings)
+	}
+}
+
+// FromBody completes a successful fetch's result (TargetID, Time,
+// Duration and byte counts set) from its raw body and the fetch's
+// warnings: Process, then the warnings added to the parse statistics. It
+// is the one path from a body to a result for live scrapes and replays.
+func FromBody(res sources.ScrapeResult, body []byte, warnings []string) sources.ScrapeResult {
+	obs, err := Process(body)
 	if err != nil {
 		res.Err = err
 		return res
 	}
-	obs.Stats.Warnings = append(obs.Stats.Warnings, resp.Warnings...)
+	obs.Stats.Warnings = append(obs.Stats.Warnings, warnings...)
 	res.Obs = obs
 	return res
 }
