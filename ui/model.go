@@ -47,7 +47,7 @@ type Model struct {
 	keys       KeyMap
 	replayKeys ReplayKeyMap
 	help       help.Model
-	panels []panels.Panel
+	panels     []panels.Panel
 
 	width, height int
 	focus         int
@@ -87,9 +87,9 @@ func New(cfg Config) *Model {
 		cfg:        cfg,
 		keys:       DefaultKeyMap(),
 		replayKeys: DefaultReplayKeyMap(),
-		help:     h,
-		panels:   panels.All(cfg.Styles),
-		inflight: map[string]bool{},
+		help:       h,
+		panels:     panels.All(cfg.Styles),
+		inflight:   map[string]bool{},
 	}
 	m.applyFocus()
 	return m
