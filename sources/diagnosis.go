@@ -204,7 +204,9 @@ type Admission struct {
 	Present bool
 	// Offered is requests arriving at the gateways.
 	Offered Reading
-	// Admitted is Offered minus admission rejections (429, 408).
+	// Admitted is the requests that passed admission and were answered:
+	// every answer but 429 (rejected at the door) and 408 (timed out in
+	// the admission queue). With a queue filling up, it trails Offered.
 	Admitted Reading
 	// Rejected is by reason: "429", "408", "5xx", "no workers".
 	Rejected map[string]Reading

@@ -36,6 +36,9 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 		add(&a.RetriesExhausted, g.Readings.Get(sources.SigGWRetriesExhausted))
 		for class, r := range g.Responses {
 			add(&all, r)
+			if class != "429" && class != "408" {
+				add(&a.Admitted, r)
+			}
 			switch class {
 			case "2xx":
 				add(&a.Completed, r)
@@ -60,15 +63,8 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 		a.RejectedShare = sources.Reading{Present: true, Value: bad.Increase / all.Increase,
 			Source: "gateway responses (429 + 408 + 5xx) ÷ all"}
 	}
-	if a.Offered.Present {
-		a.Admitted = a.Offered
-		for _, k := range []string{"429", "408"} {
-			if r := a.Rejected[k]; r.Present {
-				a.Admitted.Value = math.Max(0, a.Admitted.Value-r.Value)
-				a.Admitted.Increase = math.Max(0, a.Admitted.Increase-r.Increase)
-			}
-		}
-		a.Admitted.Source = "offered − 429 − 408"
+	if a.Admitted.Present {
+		a.Admitted.Source = "answers other than 429 and 408"
 	}
 	if !a.Completed.Present {
 		ws, pool := decodeSide(s)

@@ -65,6 +65,17 @@ func findings(s *sources.Snapshot, th sources.Thresholds) []sources.Finding {
 		out = append(out, sources.Finding{Severity: sources.SevCrit, Kind: kind, Name: st.Name,
 			Text: st.Name + ": " + st.Kind + " " + dur(st.For) + " — " + st.Detail})
 	}
+	for _, p := range []sources.PoolLoad{d.Capacity.Prefill, d.Capacity.Decode} {
+		if u := p.Utilisation; u.Present && u.Value >= 1 && !p.LowerBound {
+			out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "capacity", Name: p.Role.String(),
+				Text: fmt.Sprintf("%s pool over capacity: %s offered vs %s sustained (%s); need %d workers",
+					p.Role, Num(p.Offered.Value), Num(p.Capacity.Value), Pct(u.Value), p.WorkersNeeded)})
+		}
+	}
+	if b := d.Capacity.Transfer.Busiest; b.Present && b.Value >= 1 {
+		out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "capacity", Name: b.Source,
+			Text: b.Source + ": KV transfers busy " + Pct(b.Value) + " of the time (they queue behind each other)"})
+	}
 	for _, v := range d.Hits {
 		if v.Large {
 			// A gap between different scales (the legacy router's
@@ -86,17 +97,6 @@ func findings(s *sources.Snapshot, th sources.Thresholds) []sources.Finding {
 					Text: v.Name + ": " + c.Evidence})
 			}
 		}
-	}
-	for _, p := range []sources.PoolLoad{d.Capacity.Prefill, d.Capacity.Decode} {
-		if u := p.Utilisation; u.Present && u.Value >= 1 && !p.LowerBound {
-			out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "capacity", Name: p.Role.String(),
-				Text: fmt.Sprintf("%s pool over capacity: %s offered vs %s sustained (%s); need %d workers",
-					p.Role, Num(p.Offered.Value), Num(p.Capacity.Value), Pct(u.Value), p.WorkersNeeded)})
-		}
-	}
-	if b := d.Capacity.Transfer.Busiest; b.Present && b.Value >= 1 {
-		out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "capacity", Name: b.Source,
-			Text: b.Source + ": KV transfers busy " + Pct(b.Value) + " of the time (they queue behind each other)"})
 	}
 	if r := d.Admission.RejectedShare; r.Present && r.Value >= th.ErrorRate {
 		out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "rejections",

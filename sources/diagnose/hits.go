@@ -23,6 +23,9 @@ const (
 	// spillShare is the share of offered requests routed for load at
 	// which the spill is listed even under the gap threshold.
 	spillShare = 0.1
+	// peerTraffic is the least prompt tokens, as a share of a worker's,
+	// its peers must have seen to serve as its baseline.
+	peerTraffic = 0.5
 	// coldAfter is how long after a restart or join a worker's cache
 	// counts as possibly still cold.
 	coldAfter = 5 * time.Minute
@@ -184,6 +187,11 @@ func (e *evidence) peers(w *sources.WorkerView) (sources.HitRatio, int) {
 		h.Total += o.Hit.Total
 		h.Unit, h.Source = o.Hit.Unit, o.Hit.Source
 		n++
+	}
+	// Peers much quieter than w (a worker the routers avoid hits on the
+	// little it still gets) are no baseline.
+	if h.Total < peerTraffic*w.Hit.Total {
+		return sources.HitRatio{}, 0
 	}
 	if h.Total > 0 {
 		h.Present = true
