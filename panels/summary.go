@@ -73,6 +73,9 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 			field{label("hit ", hitSummary(f.Hit), toneText), 2},
 			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected)), 3},
 		)
+		if txt, t := findingSummary(s); txt != "" {
+			fields = append(fields, field{paint(st, t, txt), 1})
+		}
 		if win <= 0 {
 			win = s.Window
 		}
