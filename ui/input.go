@@ -23,6 +23,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.layout()
 		return nil
 	}
+	if m.viewKey(msg) {
+		return nil
+	}
 	if cmd, ok := m.replayKey(msg); ok {
 		return cmd
 	}

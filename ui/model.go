@@ -46,6 +46,7 @@ type Model struct {
 	cfg        Config
 	keys       KeyMap
 	replayKeys ReplayKeyMap
+	viewKeys   ViewKeyMap
 	help       help.Model
 	panels     []panels.Panel
 
@@ -53,6 +54,7 @@ type Model struct {
 	focus         int
 	zoom          bool
 	showHelp      bool
+	showCapacity  bool
 	paused        bool
 
 	gen          int
@@ -87,6 +89,7 @@ func New(cfg Config) *Model {
 		cfg:        cfg,
 		keys:       DefaultKeyMap(),
 		replayKeys: DefaultReplayKeyMap(),
+		viewKeys:   DefaultViewKeyMap(),
 		help:       h,
 		panels:     panels.All(cfg.Styles),
 		inflight:   map[string]bool{},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -106,6 +107,8 @@ func (m *Model) View() string {
 	switch {
 	case m.showHelp:
 		b.WriteString(m.helpView(h))
+	case m.showCapacity:
+		b.WriteString(m.capacityView(h))
 	case m.mode() == modeTabs:
 		b.WriteString(m.tabBar())
 		b.WriteByte('\n')
@@ -198,7 +201,7 @@ func (m *Model) helpView(h int) string {
 	hm.ShowAll = true
 	hm.Width = m.width - 4
 	p := m.panels[m.focus]
-	body := st.Header.Render("Keys") + "\n" + hm.FullHelpView(m.keys.FullHelp())
+	body := st.Header.Render("Keys") + "\n" + hm.FullHelpView(append(m.keys.FullHelp(), []key.Binding{m.viewKeys.Capacity}))
 	if _, ok := m.player(); ok {
 		body += "\n\n" + st.Header.Render("Playback keys") + "\n" + hm.FullHelpView(m.replayKeys.FullHelp())
 	}
