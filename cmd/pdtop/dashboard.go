@@ -28,6 +28,7 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	var vf viewFlags
 	var tf targetFlags
 	vf.register(fs)
+	vf.registerRecord(fs)
 	tf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL --prefill URL … --decode URL … [flags]\n\n")
@@ -101,15 +102,35 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 	if err != nil {
 		return err
 	}
-	scraper := collect.New(client, collect.Options{Timeout: vf.timeout})
+	var rec *recorder
+	if vf.record != "" {
+		if rec, err = createRecording(vf.record, vf.interval); err != nil {
+			return fmt.Errorf("--record: %v", err)
+		}
+		defer func() {
+			if err := rec.close(); err != nil {
+				logger.Error("recording failed", "error", err.Error())
+				fmt.Fprintln(os.Stderr, "pdtop:", err)
+				return
+			}
+			fmt.Fprintf(os.Stderr, "pdtop: recorded to %s: %s\n", vf.record, rec.summary())
+		}()
+	}
+	scraper := collect.New(client, collect.Options{Timeout: vf.timeout, Tap: rec.tap()})
 	st := store.New(store.Options{Interval: vf.interval})
-	st.SetTargets(time.Now(), targets)
+	now := time.Now()
+	st.SetTargets(now, targets)
+	rec.targets(now, st.Targets())
 	logger.Info("pdtop started", "targets", len(targets), "interval", vf.interval, "window", vf.window)
 
 	if follow != nil {
-		go follow(func(ts []sources.Target) { st.SetTargets(time.Now(), ts) })
+		go follow(func(ts []sources.Target) {
+			now := time.Now()
+			st.SetTargets(now, ts)
+			rec.targets(now, st.Targets())
+		})
 	}
-	live := &collect.Live{Store: st, Scraper: scraper, Observe: logFailures(logger)}
+	live := &collect.Live{Store: st, Scraper: scraper, Observe: rec.observe(logFailures(logger))}
 	m := ui.New(ui.Config{
 		Backend:  live,
 		Interval: vf.interval,

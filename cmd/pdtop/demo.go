@@ -64,6 +64,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	var vf viewFlags
 	var sf simFlags
 	vf.register(fs)
+	vf.registerRecord(fs)
 	sf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: pdtop demo [flags]\n\nRuns the dashboard on an embedded, simulated PD fleet served on loopback.\n\n")
@@ -87,8 +88,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Run(ctx, sf.speed)
-	return dashboardWith(ctx, demoTargets(eps), vf, stdout, func(set func([]sources.Target)) {
-		// Scenarios add and remove workers (scale-out); follow them.
+	return dashboardWith(ctx, demoTargets(eps), vf, stdout, followDemo(ctx, f))
+}
+
+// followDemo follows the workers scenarios add and remove (scale-out).
+func followDemo(ctx context.Context, f *sim.Fleet) func(set func([]sources.Target)) {
+	return func(set func([]sources.Target)) {
 		t := time.NewTicker(2 * time.Second)
 		defer t.Stop()
 		for {
@@ -99,7 +104,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 				set(demoTargets(f.Endpoints()))
 			}
 		}
-	})
+	}
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {
