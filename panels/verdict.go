@@ -55,8 +55,10 @@ func verdictCell(v *sources.HitVerdict, m *marks) cell {
 		return muted(causeWords(v.Causes[0]))
 	case v.GapKnown:
 		return muted("ok")
+	case strings.HasPrefix(v.Verdict, "no data"):
+		return muted("no data")
 	}
-	return muted(markAbsent)
+	return muted("no baseline")
 }
 
 // verdictLines are the verdicts worth reading in full: large gaps with

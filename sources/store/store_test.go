@@ -77,6 +77,33 @@ func TestCounterResetGivesNoNegativeRateAndARestart(t *testing.T) {
 	}
 }
 
+// TestCountersReappearingAfterARestart: after a restart, counters created
+// only at their first increment come back one by one, lower than before;
+// that is the same restart, not one event per counter. A counter that
+// goes down again later is a new restart.
+func TestCountersReappearingAfterARestart(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	before := func(sec float64, p, c, e float64) {
+		s.Ingest(ok(w1, sec, obs(pt(sources.SigPromptTokens, p), pt(sources.SigCachedTokens, c), pt(sources.SigEvictedTokens, e))))
+	}
+	before(0, 1000, 500, 80)
+	before(1, 2000, 900, 90)
+	s.Ingest(ok(w1, 2, obs(pt(sources.SigPromptTokens, 10)))) // restarted: cached/evicted not created yet
+	s.Ingest(ok(w1, 3, obs(pt(sources.SigPromptTokens, 20), pt(sources.SigCachedTokens, 5))))
+	s.Ingest(ok(w1, 40, obs(pt(sources.SigPromptTokens, 90), pt(sources.SigCachedTokens, 9), pt(sources.SigEvictedTokens, 3))))
+	snap := s.Snapshot(at(40), time.Minute)
+	if n := snap.Targets[0].Restarts; n != 1 {
+		t.Fatalf("restarts = %d, want 1: %+v", n, snap.Events)
+	}
+	if r := snap.Workers[0].Readings.Get(sources.SigEvictedTokens); r.Increase < 0 {
+		t.Fatalf("evicted %+v", r)
+	}
+	before(41, 30, 10, 4) // prompt tokens down again: a second restart
+	if n := s.Snapshot(at(41), time.Minute).Targets[0].Restarts; n != 2 {
+		t.Fatalf("restarts = %d, want 2", n)
+	}
+}
+
 func TestNewPIDIsARestart(t *testing.T) {
 	s := newStore(worker(w1, sources.RoleDecode))
 	o := obs(pt(sources.SigRunning, 3))
