@@ -74,7 +74,7 @@ func verdictLines(s *sources.Snapshot, m *marks) []string {
 		case v.GapKnown && len(v.Causes) > 0:
 			for _, c := range v.Causes {
 				if c.Kind == sources.CauseReplicasDisagree || c.Kind == sources.CauseRestart {
-					note = append(note, clean(v.Name, 30)+": "+c.Evidence)
+					note = append(note, clean(v.Name, 30)+": "+v.Verdict)
 					break
 				}
 			}

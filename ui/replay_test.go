@@ -196,6 +196,19 @@ func TestReplayKeys(t *testing.T) {
 	if s := m.shown; s == nil || s.Fleet.TargetsUp != 3 || !s.Fleet.InputRate.Present {
 		t.Errorf("history not rebuilt after seeking back: %+v", s.Fleet)
 	}
+	// A seek back whose rebuild takes several rounds (a 1 ms deadline
+	// each) still lands where it was asked, paused or not.
+	key("left")
+	for i := 0; i < 10000 && p.Progress().Seeking; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		p.Advance(ctx)
+		cancel()
+	}
+	if pr := p.Progress(); pr.Seeking || pr.Pos.Sub(pr.Start) != 30*time.Second {
+		t.Fatalf("slow rebuild: %+v at %v", pr, pr.Pos.Sub(pr.Start))
+	}
+	key("right")
+	step()
 	key(">")
 	step()
 	if pr := p.Progress(); pr.Pos.Sub(pr.Start) != 100*time.Second {

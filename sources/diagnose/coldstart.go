@@ -33,7 +33,7 @@ func coldStarts(s *sources.Snapshot) []sources.ColdStart {
 		if last == nil || s.Time.Sub(last.Time) > s.ChartSpan {
 			continue
 		}
-		first := windowHit(s, w, last.Time, last.Time.Add(coldSpan), st)
+		first, _, _ := windowHit(s, w, last.Time, last.Time.Add(coldSpan), st)
 		peers, _ := e.peers(w)
 		steady := math.NaN()
 		if peers.Present {
@@ -62,14 +62,16 @@ func stepEnd(s *sources.Snapshot, st time.Duration, j, n int) time.Time {
 
 // windowHit is w's hit ratio over the history points ending in (from,
 // to], from the first point with traffic: Σ cached ÷ Σ prompt tokens per
-// step, or the mean per-step ratio when cached tokens have no history.
-func windowHit(s *sources.Snapshot, w *sources.WorkerView, from, to time.Time, st time.Duration) float64 {
+// step, or the mean per-step ratio when cached tokens have no history
+// (hit and total are then 0). Points are rates, so hit and total are
+// token rates summed over points: multiply by the step for tokens.
+func windowHit(s *sources.Snapshot, w *sources.WorkerView, from, to time.Time, st time.Duration) (ratio, hit, total float64) {
 	prompt, cached := w.History[sources.SigPromptTokens], w.History[sources.SigCachedTokens]
 	n := len(prompt)
 	if n == 0 {
 		n = len(w.HitHistory)
 	}
-	var hit, total, sumRatio float64
+	var sumRatio float64
 	k := 0
 	started := false
 	for j := 0; j < n; j++ {
@@ -99,11 +101,11 @@ func windowHit(s *sources.Snapshot, w *sources.WorkerView, from, to time.Time, s
 	}
 	switch {
 	case total > 0:
-		return math.Min(1, hit/total)
+		return math.Min(1, hit/total), hit, total
 	case k > 0:
-		return sumRatio / float64(k)
+		return sumRatio / float64(k), 0, 0
 	}
-	return math.NaN()
+	return math.NaN(), 0, 0
 }
 
 // burst finds the latest onset of a traffic burst in the fleet's input

@@ -143,10 +143,19 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 	} else if peers, n := e.peers(w); n > 0 {
 		v.Expected = peers
 		v.Basis = "its pool peers' actual hit (no gateway exposes a prediction)"
+	} else if len(e.ws) > 1 && w.Hit.Present {
+		v.Basis = "nothing to compare: no prediction exposed, and its peers saw under half its prompt tokens"
 	} else {
 		v.Basis = "nothing to compare: no prediction exposed and no peer with traffic"
 	}
 	low, lowWhy := e.lowTraffic(w)
+	if a, ok := e.sinceRestart(w); ok {
+		// A restart inside the window: the window's ratio still mixes in
+		// the warm cache before it; what matters is the cold one since.
+		v.Actual = a
+		low = a.Total < minTokens
+		lowWhy = "only " + Num(a.Total) + " prompt tokens since the restart"
+	}
 	switch {
 	case w.Health == sources.Down || w.Health == sources.Pending:
 		v.Verdict = "no data: target " + w.Health.String()
@@ -198,6 +207,24 @@ func (e *evidence) peers(w *sources.WorkerView) (sources.HitRatio, int) {
 		h.Ratio = h.Hit / h.Total
 	}
 	return h, n
+}
+
+// sinceRestart is w's actual hit since a restart or join inside the
+// window (from its history: Σ cached ÷ Σ prompt tokens per step); ok is
+// false without one or without that history.
+func (e *evidence) sinceRestart(w *sources.WorkerView) (sources.HitRatio, bool) {
+	last := lastStart(e.s, w)
+	if last == nil || e.s.Time.Sub(last.Time) > e.s.Window || !w.Hit.Present {
+		return sources.HitRatio{}, false
+	}
+	st := step(e.s)
+	ratio, hit, total := windowHit(e.s, w, last.Time, e.s.Time.Add(coldAfter), st)
+	if total <= 0 || !finite(ratio) {
+		return sources.HitRatio{}, false
+	}
+	sec := st.Seconds()
+	return sources.HitRatio{Present: true, Ratio: ratio, Hit: hit * sec, Total: total * sec, Unit: "tokens",
+		Source: "cached ÷ prompt tokens since the restart " + dur(e.s.Time.Sub(last.Time)) + " ago"}, true
 }
 
 // cacheCounters are the worker counters a prefix-hit ratio is built from
@@ -509,6 +536,11 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 	if !v.SameScale {
 		scale = " (different scale)"
 	}
+	hit := "hit " + Pct(v.Actual.Ratio)
+	if strings.Contains(v.Actual.Source, "since the restart") {
+		hit += " since the restart"
+	}
+	figures := hit + " vs " + Pct(v.Expected.Ratio) + " expected, gap " + Pts(v.Gap) + scale
 	switch {
 	case !v.GapKnown && len(v.Causes) > 0 && (v.Causes[0].Kind == sources.CauseLowTraffic || v.Causes[0].Kind == sources.CauseNoCacheData):
 		if v.Causes[0].Kind == sources.CauseLowTraffic {
@@ -521,14 +553,16 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 		}
 		return "nothing to compare"
 	case v.Large:
-		return "hit " + Pct(v.Actual.Ratio) + " vs " + Pct(v.Expected.Ratio) + " expected, gap " + Pts(v.Gap) + scale + ": " + first()
+		return figures + ": " + first()
 	}
-	txt := "gap " + Pts(v.Gap) + scale + ", under the " + Pts(th.HitGap) + " threshold"
-	if v.Gap < 0 {
-		txt = "actual above expected by " + Pts(-v.Gap) + scale
+	c := first()
+	switch {
+	case c != "" && v.Gap >= 0:
+		return figures + " (under the " + Pts(th.HitGap) + " threshold); " + c
+	case c != "":
+		return hit + ", above the " + Pct(v.Expected.Ratio) + " expected" + scale + "; " + c
+	case v.Gap < 0:
+		return "actual above expected by " + Pts(-v.Gap) + scale
 	}
-	if c := first(); c != "" {
-		txt += "; " + c
-	}
-	return txt
+	return "gap " + Pts(v.Gap) + scale + ", under the " + Pts(th.HitGap) + " threshold"
 }

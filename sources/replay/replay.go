@@ -76,7 +76,8 @@ type Player struct {
 	anchorWall time.Time
 	speed      float64
 	paused     bool
-	reset      bool // the job must rebuild history before going on
+	reset      bool      // the job must rebuild history before going on
+	catchUp    time.Time // a seek's target, until reached (zero: none)
 	window     time.Duration
 	ingestedTo time.Time
 }
@@ -156,7 +157,7 @@ func Open(path string, opts Options) (*Player, error) {
 		from = p.end
 	}
 	p.anchorPos, p.anchorWall = from, p.opts.Clock()
-	p.reset = true
+	p.reset, p.catchUp = true, from
 	p.pos = p.start
 	return p, nil
 }
@@ -229,7 +230,12 @@ func (p *Player) Advance(ctx context.Context) {
 	} else {
 		p.pos = p.ingestedTo
 	}
-	if w := p.want(); w.Sub(p.pos) > lagLimit && !p.reset {
+	if !p.catchUp.IsZero() && !p.pos.Before(p.catchUp) {
+		p.catchUp = time.Time{}
+	}
+	// Playing faster than the machine replays: slow the clock down rather
+	// than skip. Never while paused or catching up with a seek.
+	if w := p.want(); w.Sub(p.pos) > lagLimit && !p.reset && !p.paused && p.catchUp.IsZero() {
 		p.reanchor(p.pos)
 	}
 }
@@ -356,7 +362,7 @@ func (p *Player) Progress() sources.PlayProgress {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return sources.PlayProgress{File: filepath.Base(p.path), Start: p.start, End: p.end, Pos: p.pos,
-		Speed: p.speed, Paused: p.paused, Seeking: p.reset || p.want().Sub(p.pos) > lagLimit,
+		Speed: p.speed, Paused: p.paused, Seeking: p.reset || !p.catchUp.IsZero(),
 		Ended: !p.pos.Before(p.end), Damage: p.damage}
 }
 
@@ -392,6 +398,7 @@ func (p *Player) Seek(d time.Duration) {
 		at = p.start
 	}
 	p.reanchor(at)
+	p.catchUp = at
 	if at.Before(p.pos) || at.Sub(p.pos) > rebuildSpan {
 		p.reset = true
 	}
