@@ -297,6 +297,10 @@ type Snapshot struct {
 	// Diagnosis is what the figures above mean: hit-gap verdicts with
 	// causes, capacity in units of work, goodput, stalls.
 	Diagnosis Diagnosis
+
+	// Notice is one line from the data source for the footer: the demo
+	// scenario playing, a replay's position. Empty when there is none.
+	Notice string
 }
 
 // WorkersByRole returns the workers with role r, in display order.

@@ -88,7 +88,11 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Run(ctx, sf.speed)
-	return dashboardWith(ctx, demoTargets(eps), vf, stdout, followDemo(ctx, f))
+	notice := func() string {
+		name, at := f.Scenario()
+		return fmt.Sprintf("demo: %s %s", name, fmtClock(at))
+	}
+	return dashboardWith(ctx, demoTargets(eps), vf, stdout, notice, followDemo(ctx, f))
 }
 
 // followDemo follows the workers scenarios add and remove (scale-out).
@@ -147,4 +151,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	f.Run(ctx, sf.speed)
 	return nil
+}
+
+// fmtClock formats a scenario offset as m:ss.
+func fmtClock(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }

@@ -213,7 +213,7 @@ Ctrl-C or --duration. Play it back with 'pdtop replay FILE'.
 	fmt.Fprintf(stderr, "recording %d targets every %s to %s — Ctrl-C stops\n", len(targets), vf.interval, *out)
 	headless(ctx, live, vf.interval, vf.timeout, func(elapsed time.Duration) {
 		s := live.Snapshot(vf.window)
-		fmt.Fprintf(stderr, "  %s  %d/%d targets up  %s\n", clockText(elapsed), s.Fleet.TargetsUp, s.Fleet.Targets, rec.summary())
+		fmt.Fprintf(stderr, "  %s  %d/%d targets up  %s\n", fmtClock(elapsed), s.Fleet.TargetsUp, s.Fleet.Targets, rec.summary())
 	})
 	s := live.Snapshot(vf.window)
 	err = rec.close()
@@ -277,9 +277,4 @@ func headless(ctx context.Context, b sources.Backend, interval, timeout time.Dur
 			}
 		}
 	}
-}
-
-func clockText(d time.Duration) string {
-	d = d.Round(time.Second)
-	return fmt.Sprintf("%d:%02d", int(d/time.Minute), int(d%time.Minute/time.Second))
 }

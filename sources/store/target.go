@@ -33,11 +33,7 @@ type column struct {
 	counter bool    // reset-corrected cumulative
 	lastRaw float64 // last raw value seen (NaN before the first)
 	offset  float64 // added to raw values: sum of pre-reset values
-	// sinceRestart is true once the column has a sample after the
-	// target's last restart. Many counters are created only at their
-	// first increment, so after a restart they reappear one by one, lower
-	// than before: that is the same restart, not a new one.
-	sinceRestart bool
+	seenAt  int     // the scrape number (targetState.samples) that last had it
 }
 
 // histLayout lists, for one (signal, key) histogram, its column indexes.
@@ -172,13 +168,17 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 			// Prometheus' rule: any decrease is a reset; the pre-reset value
 			// is added back so the corrected series stays monotonic.
 			c.offset += c.lastRaw
-			if decreased == "" && c.part != partSum && c.sinceRestart {
+			// Only a series present in the previous scrape says the process
+			// restarted now: lazily created series (cached_tokens_total,
+			// labelled counters) reappear later, lower, after the restart
+			// was already seen.
+			if decreased == "" && c.part != partSum && c.seenAt == ts.samples {
 				decreased = fmt.Sprintf("counter went down (%s %s → %s)",
 					sourceName(obs, c.sig), fmtNum(c.lastRaw), fmtNum(raw))
 			}
 		}
 		c.lastRaw = raw
-		c.sinceRestart = true
+		c.seenAt = ts.samples + 1
 		set(i, raw+c.offset)
 	}
 
@@ -223,16 +223,6 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 		}
 	}
 	ts.samples++
-	if why != "" {
-		// Counters absent from this scrape have not restarted yet as far
-		// as the store knows: their reappearance belongs to this restart.
-		for i := range ts.cols {
-			c := &ts.cols[i]
-			if c.counter && (i >= len(vals) || math.IsNaN(vals[i])) {
-				c.sinceRestart = false
-			}
-		}
-	}
 	return why
 }
 
