@@ -18,7 +18,7 @@ var historySignals = []sources.Signal{
 	// For the diagnoses (sources/diagnose): uncached prompt tokens and
 	// decode progress per step, finished requests for stall detection.
 	sources.SigCachedTokens, sources.SigRealtimePrefillCompute, sources.SigRealtimeDecode,
-	sources.SigRequests, sources.SigEvictedTokens,
+	sources.SigRequests,
 }
 
 // historyCounts get a per-step history of their observation rate (per
