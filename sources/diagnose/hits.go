@@ -540,7 +540,11 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 	if strings.Contains(v.Actual.Source, "since the restart") {
 		hit += " since the restart"
 	}
-	figures := hit + " vs " + Pct(v.Expected.Ratio) + " expected, gap " + Pts(v.Gap) + scale
+	expected := Pct(v.Expected.Ratio) + " predicted"
+	if strings.HasPrefix(v.Basis, "its pool peers") {
+		expected = Pct(v.Expected.Ratio) + " on its peers"
+	}
+	figures := hit + " vs " + expected + ", gap " + Pts(v.Gap) + scale
 	switch {
 	case !v.GapKnown && len(v.Causes) > 0 && (v.Causes[0].Kind == sources.CauseLowTraffic || v.Causes[0].Kind == sources.CauseNoCacheData):
 		if v.Causes[0].Kind == sources.CauseLowTraffic {
@@ -560,7 +564,7 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 	case c != "" && v.Gap >= 0:
 		return figures + " (under the " + Pts(th.HitGap) + " threshold); " + c
 	case c != "":
-		return hit + ", above the " + Pct(v.Expected.Ratio) + " expected" + scale + "; " + c
+		return hit + ", above the " + expected + scale + "; " + c
 	case v.Gap < 0:
 		return "actual above expected by " + Pts(-v.Gap) + scale
 	}
