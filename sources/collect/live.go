@@ -86,3 +86,11 @@ func (l *Live) Snapshot(window time.Duration) *sources.Snapshot {
 	s.Thresholds = l.Thresholds.WithDefaults()
 	return s
 }
+
+// Detail returns one target's full history for the drill-down
+// (sources.DetailBackend).
+func (l *Live) Detail(targetID string, window time.Duration) *sources.WorkerDetail {
+	return l.Store.Detail(l.now(), targetID, window)
+}
+
+var _ sources.DetailBackend = (*Live)(nil)
