@@ -73,7 +73,7 @@ func (m *marks) hitCell(h sources.HitRatio) cell {
 	if h.Total <= 0 {
 		return muted("idle") // no lookups in the window: not 0 %
 	}
-	return txt(pct(h.Ratio))
+	return txt(pct(h.Ratio)).val(h.Ratio)
 }
 
 // hitOf is "1.2M of 3.4M tok": the counts behind a ratio of sums.
@@ -81,7 +81,7 @@ func hitOf(h sources.HitRatio) cell {
 	if !h.Present || !sources.Finite(h.Hit) || !sources.Finite(h.Total) {
 		return cell{}
 	}
-	return muted(num(h.Hit) + " of " + num(h.Total) + " " + unitShort(h.Unit))
+	return muted(num(h.Hit) + " of " + num(h.Total) + " " + unitShort(h.Unit)).val(h.Total)
 }
 
 // unitShort abbreviates a hit ratio's unit.

@@ -15,6 +15,8 @@ const (
 	markPending = "n/a" // exposed, but fewer than two samples so far
 	markRestart = "↻"   // restarted inside the window
 	markApprox  = "~"   // a mean or last value, not a quantile
+	markOver    = "!"   // at or over its threshold
+	markCursor  = "▸"   // the selected row
 )
 
 // num formats a non-negative figure compactly: "0", "0.05", "2.5", "42",
