@@ -19,7 +19,7 @@ type cell struct {
 	hasV bool
 }
 
-func txt(s string) cell           { return cell{text: s} }
+func txt(s string) cell { return cell{text: s} }
 
 // val attaches the figure v to c for sorting.
 func (c cell) val(v float64) cell {
