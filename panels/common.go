@@ -53,6 +53,9 @@ func poolState(p *sources.PoolView) cell {
 // message is a one-line body (e.g. "no decode workers in this fleet"),
 // centred vertically.
 func message(c *drawCtx, text string) []string {
+	if c.print {
+		return []string{paint(c.st, toneMuted, text)}
+	}
 	lines := make([]string, c.h)
 	if c.h > 0 {
 		lines[(c.h-1)/2] = paint(c.st, toneMuted, center(text, c.w))

@@ -169,6 +169,10 @@ func selectablePart(c *drawCtx, t *table, prio int) part {
 		t.ids = []string{}
 	}
 	t.sortRows(c.nav.sortKey, c.nav.desc)
+	if c.print {
+		t.ids = nil // no cursor gutter on paper
+		return tablePart(c, t, prio)
+	}
 	t.fitTo(c.w)
 	sel := c.selectRow(t.ids)
 	t.sel = -1
