@@ -7,9 +7,10 @@ import "time"
 // with a type assertion; a backend without it still gets a drill-down
 // built from the Snapshot alone (fewer histories, restarts from Events).
 type DetailBackend interface {
-	// Detail returns the history of one target over window ending at the
-	// backend's Now, or nil when the target is unknown.
-	Detail(targetID string, window time.Duration) *WorkerDetail
+	// Detail returns the history of one target over window ending at at
+	// (the shown snapshot's Time, so a paused view stays consistent), or
+	// nil when the target is unknown.
+	Detail(targetID string, at time.Time, window time.Duration) *WorkerDetail
 }
 
 // WorkerDetail is the full history of one worker for the drill-down.

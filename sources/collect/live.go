@@ -89,8 +89,11 @@ func (l *Live) Snapshot(window time.Duration) *sources.Snapshot {
 
 // Detail returns one target's full history for the drill-down
 // (sources.DetailBackend).
-func (l *Live) Detail(targetID string, window time.Duration) *sources.WorkerDetail {
-	return l.Store.Detail(l.now(), targetID, window)
+func (l *Live) Detail(targetID string, at time.Time, window time.Duration) *sources.WorkerDetail {
+	if at.IsZero() {
+		at = l.now()
+	}
+	return l.Store.Detail(at, targetID, window)
 }
 
 var _ sources.DetailBackend = (*Live)(nil)
