@@ -249,16 +249,18 @@ func (c *detailCtx) targetLines() []string {
 	}
 	facts = append(facts, "role "+w.Role.String()+" (from "+string(w.Origin)+")")
 	if w.Restarts > 0 {
-		facts = append(facts, markRestart+" "+strconv.Itoa(w.Restarts)+" restarts, last "+ago(c.s.Time, w.LastRestart))
+		n := strconv.Itoa(w.Restarts) + " restarts"
+		if w.Restarts == 1 {
+			n = "1 restart"
+		}
+		facts = append(facts, markRestart+" "+n+", last "+ago(c.s.Time, w.LastRestart))
 	} else {
 		facts = append(facts, "no restarts seen")
 	}
 	lines = append(lines, wrapItems(facts, " · ", c.iw)...)
-	scrape := []string{"scrape health:"}
+	scrape := []string{"scrape health: never answered"}
 	if !w.LastSuccess.IsZero() {
-		scrape = append(scrape, "last good "+age(w.Age)+" ago")
-	} else {
-		scrape = append(scrape, "never answered")
+		scrape[0] = "scrape health: last good " + age(w.Age) + " ago"
 	}
 	if w.Duration > 0 {
 		scrape = append(scrape, "took "+secs(w.Duration.Seconds()))
@@ -373,6 +375,9 @@ func (c *detailCtx) signalLines() []string {
 			}
 		}
 		unit := q.Unit
+		if unit == "s" || unit == "ms" {
+			unit = "" // the values carry it
+		}
 		if q.Form != "" && q.Form != "histogram" {
 			unit += " (" + q.Form + ")"
 		}

@@ -100,7 +100,7 @@ func drawRestarts(c *drawCtx) []string {
 		p := fixedTablePart(c, rt, 2)
 		p.gap = true
 		parts = append(parts, p)
-	} else {
+	} else if !restartsSeen(s) {
 		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no restarts seen since pdtop started")}, 1, 2, true))
 	}
 

@@ -25,7 +25,12 @@ import (
 	"github.com/pdtop/pdtop/themes"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// update is the -update flag (registered by x/exp/golden, which teatest
+// imports): rewrite golden files.
+func update() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
@@ -202,7 +207,7 @@ func checkSize(t *testing.T, v string, w, h int) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
+	if update() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
