@@ -22,6 +22,9 @@ type SummaryState struct {
 	// NextWindow, when set and different from Window, is the window chosen
 	// while paused: it applies on resume.
 	NextWindow time.Duration
+	// Label, when set, replaces the refresh state ("snapshot" for pdtop
+	// snapshot, which does not refresh).
+	Label string
 }
 
 // Summary renders the one-line fleet summary in exactly width cells:
@@ -51,6 +54,9 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 	}
 	var fields []field
 	refresh, rt := refreshState(s, state)
+	if state.Label != "" {
+		refresh, rt = state.Label, toneText
+	}
 	win := state.Window
 	if s != nil {
 		f := &s.Fleet
