@@ -13,8 +13,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 	"github.com/charmbracelet/x/term"
+	"github.com/muesli/termenv"
 	"github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
