@@ -117,7 +117,7 @@ func stateCell(ts *sources.TargetStatus) cell {
 		}
 		return cell{}
 	case sources.Stale:
-		return toned("STALE "+age(ts.Age), toneWarn)
+		return toned("STALE "+since(ts.Age), toneWarn)
 	case sources.Down:
 		return toned("DOWN", toneCrit)
 	}
@@ -204,7 +204,7 @@ func ago(now, t time.Time) string {
 	if now.IsZero() || now.Before(t) {
 		return t.Format("15:04:05")
 	}
-	return age(now.Sub(t)) + " ago"
+	return since(now.Sub(t)) + " ago"
 }
 
 // queueCell is a queue length (requests), marked at or over the queue

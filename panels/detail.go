@@ -234,7 +234,7 @@ func (c *detailCtx) targetLines() []string {
 	w := c.w
 	state := strings.ToUpper(w.Health.String())
 	if w.Health == sources.Stale {
-		state += " " + age(w.Age)
+		state += " " + since(w.Age)
 	}
 	st := toneOK
 	if w.Health != sources.Up {
@@ -260,7 +260,7 @@ func (c *detailCtx) targetLines() []string {
 	lines = append(lines, wrapItems(facts, " · ", c.iw)...)
 	scrape := []string{"scrape health: never answered"}
 	if !w.LastSuccess.IsZero() {
-		scrape[0] = "scrape health: last good " + age(w.Age) + " ago"
+		scrape[0] = "scrape health: last good " + since(w.Age) + " ago"
 	}
 	if w.Duration > 0 {
 		scrape = append(scrape, "took "+secs(w.Duration.Seconds()))

@@ -39,7 +39,7 @@ func drawRestarts(c *drawCtx) []string {
 		}
 		last := muted("never")
 		if !t.LastSuccess.IsZero() {
-			last = txt(age(t.Age) + " ago")
+			last = txt(since(t.Age) + " ago").val(t.Age.Seconds())
 		}
 		et.rows = append(et.rows, []cell{txt(clean(t.Name, 40)), muted(t.Role.String()),
 			stateCell(t), class, last, msg})

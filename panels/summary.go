@@ -134,7 +134,7 @@ func refreshState(s *sources.Snapshot, st SummaryState) (string, tone) {
 		return "no data yet", toneMuted
 	case st.Paused:
 		if !st.Now.IsZero() && !s.Time.IsZero() && st.Now.After(s.Time) {
-			return "paused " + age(st.Now.Sub(s.Time)), toneWarn
+			return "paused " + since(st.Now.Sub(s.Time)), toneWarn
 		}
 		return "paused", toneWarn
 	}

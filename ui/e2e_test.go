@@ -44,14 +44,14 @@ var start = time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
 // simulated clock: Step(1s) then one scrape round, so runs are
 // deterministic for a seed.
 type fleetRun struct {
-	t       *testing.T
+	t       testing.TB
 	fleet   *sim.Fleet
 	store   *store.Store
 	scraper *collect.Scraper
 	now     time.Time
 }
 
-func newFleetRun(t *testing.T, cfg sim.Config) *fleetRun {
+func newFleetRun(t testing.TB, cfg sim.Config) *fleetRun {
 	t.Helper()
 	f, err := sim.New(cfg)
 	if err != nil {

@@ -79,6 +79,7 @@ type Model struct {
 
 	gen          int
 	inflight     map[string]bool
+	roundJobs    map[string]bool // jobs of the latest round still running
 	building     bool
 	buildPending bool
 	latest       *sources.Snapshot
@@ -141,11 +142,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.lastTick = m.now()
-		return m, tea.Batch(m.round(), m.build(), m.tick())
+		// One snapshot per round, when its jobs are done, so the screen
+		// changes once a tick. If the last round has not finished (a slow
+		// target), derive now anyway so the view keeps moving.
+		late := len(m.roundJobs) > 0
+		cmds := []tea.Cmd{m.round(), m.tick()}
+		if late || len(m.roundJobs) == 0 {
+			cmds = append(cmds, m.build())
+		}
+		return m, tea.Batch(cmds...)
 	case jobDoneMsg:
 		delete(m.inflight, msg.key)
-		if len(m.inflight) == 0 {
-			return m, m.build()
+		if m.roundJobs[msg.key] {
+			delete(m.roundJobs, msg.key)
+			if len(m.roundJobs) == 0 {
+				return m, m.build()
+			}
 		}
 		return m, nil
 	case snapMsg:
@@ -187,12 +199,14 @@ func (m *Model) round() tea.Cmd {
 	}
 	timeout := m.cfg.Timeout
 	var cmds []tea.Cmd
+	m.roundJobs = map[string]bool{}
 	for _, j := range b.Round() {
 		if m.inflight[j.Key] {
 			b.Busy(j.Key)
 			continue
 		}
 		m.inflight[j.Key] = true
+		m.roundJobs[j.Key] = true
 		j := j
 		cmds = append(cmds, func() tea.Msg {
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
