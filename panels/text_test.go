@@ -1,9 +1,9 @@
 package panels
 
 import (
-	"time"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
