@@ -244,8 +244,11 @@ func (c *detailCtx) targetLines() []string {
 		paint(c.st, toneMuted, clean(w.ID, 120))
 	lines := []string{head}
 	var facts []string
-	if w.Engine != "" || w.Generation != "" {
-		facts = append(facts, "engine "+clean(strings.TrimSpace(w.Engine+" "+w.Generation), 60))
+	if eng := w.Generation; eng != "" || w.Engine != "" {
+		if !strings.Contains(strings.ToLower(eng), strings.ToLower(w.Engine)) {
+			eng = strings.TrimSpace(w.Engine + " " + eng)
+		}
+		facts = append(facts, "engine "+clean(eng, 60))
 	}
 	facts = append(facts, "role "+w.Role.String()+" (from "+string(w.Origin)+")")
 	if w.Restarts > 0 {
@@ -271,7 +274,9 @@ func (c *detailCtx) targetLines() []string {
 	if w.Series > 0 {
 		scrape = append(scrape, strconv.Itoa(w.Series)+" series kept")
 	}
-	if w.Skipped > 0 {
+	if w.Skipped == 1 {
+		scrape = append(scrape, "1 family skipped (unused)")
+	} else if w.Skipped > 0 {
 		scrape = append(scrape, strconv.Itoa(w.Skipped)+" families skipped (unused)")
 	}
 	if w.Dropped > 0 {
@@ -313,6 +318,9 @@ func (c *detailCtx) signalLines() []string {
 	w, m := c.w, &c.m
 	th := c.s.Thresholds.WithDefaults()
 	trendW := clamp(c.iw/5, 8, 40)
+	// Wide: the source metric is a column. Narrow: it goes on a line of
+	// its own under each signal, so it is never the part that is cut.
+	inline := c.iw >= 110
 	t := &table{cols: []column{
 		{name: "signal", left: true},
 		{name: "value"},
@@ -321,6 +329,10 @@ func (c *detailCtx) signalLines() []string {
 		{name: "trend", left: true, prio: 1},
 		{name: "source metric", left: true, prio: 2, flex: true},
 	}}
+	if !inline {
+		t.cols[5].name = "" // left out: drawn under each row
+	}
+	var srcs []string
 	var sigs []sources.Signal
 	for sig := range w.Readings {
 		sigs = append(sigs, sig)
@@ -347,8 +359,9 @@ func (c *detailCtx) signalLines() []string {
 		case sources.SigKVUsage:
 			v = m.over(v, r.Value, th.KVUsage, "KV usage ≥ "+pct(th.KVUsage))
 		}
+		srcs = append(srcs, c.source(sig, r.Source))
 		t.rows = append(t.rows, []cell{txt(info.Name), v, muted(unit), inc,
-			muted(c.spark(c.history(sig), trendW, 0)), muted(c.source(sig, r.Source))})
+			muted(c.spark(c.history(sig), trendW, 0)), c.srcCell(inline, srcs)})
 	}
 	var dsigs []sources.Signal
 	for sig := range w.Dists {
@@ -389,19 +402,40 @@ func (c *detailCtx) signalLines() []string {
 		if c.d != nil {
 			hist = c.d.P99[sig]
 		}
+		srcs = append(srcs, c.source(sig, q.Source))
 		t.rows = append(t.rows, []cell{txt(name), v, muted(unit), cnt,
-			muted(c.spark(hist, trendW, 0)), muted(c.source(sig, q.Source))})
+			muted(c.spark(hist, trendW, 0)), c.srcCell(inline, srcs)})
 	}
 	if len(t.rows) == 0 {
 		return []string{paint(c.st, toneMuted, "no signals yet")}
 	}
 	lines, _, _, _ := t.fitTo(c.iw).render(c.st, c.iw, t.fullHeight(), 0)
+	if !inline {
+		hl := t.headerLines()
+		out := append([]string(nil), lines[:hl]...)
+		for i, l := range lines[hl:] {
+			out = append(out, l)
+			if i < len(srcs) {
+				out = append(out, paint(c.st, toneMuted, fit("  ← "+srcs[i], c.iw)))
+			}
+		}
+		lines = out
+	}
 	if c.d == nil {
 		lines = append(lines, paint(c.st, toneMuted, "(this backend keeps history for a few signals only)"))
 	} else {
 		lines = append(lines, paint(c.st, toneMuted, "trend of latency rows: p99 per step"))
 	}
 	return lines
+}
+
+// srcCell is the source column's cell for the row just added (empty when
+// the source goes on its own line).
+func (c *detailCtx) srcCell(inline bool, srcs []string) cell {
+	if !inline {
+		return cell{}
+	}
+	return muted(srcs[len(srcs)-1])
 }
 
 // history is a scalar signal's per-step history: the backend's, else the
