@@ -16,7 +16,7 @@ import (
 func newFilterInput() textinput.Model {
 	in := textinput.New()
 	in.Prompt = "/ "
-	in.Placeholder = "name, role, stale, restarted, over, gap>0.2, kv>90%, itl>50ms …"
+	in.Placeholder = "name, role, stale, over, gap>0.2 …"
 	in.CharLimit = 200
 	in.Cursor.SetMode(cursor.CursorStatic)
 	return in
@@ -96,12 +96,17 @@ func (m *Model) filterLine() string {
 	match, total := m.filter.Count(m.shown)
 	count := strconv.Itoa(match) + " of " + strconv.Itoa(total) + " workers"
 	if m.editing {
-		m.input.Width = max(10, m.width-40)
+		hint := count + " · enter keeps · esc clears"
+		if m.filterErr != "" {
+			hint = m.filterErr
+		}
+		// The input has no width: it is as wide as what is typed, never
+		// scrolls, and the hint follows it.
 		l := m.input.View()
 		if m.filterErr != "" {
-			return l + "  " + st.Warn.Render(m.filterErr)
+			return l + "  " + st.Warn.Render(hint)
 		}
-		return l + "  " + st.Muted.Render(count+" · enter keeps · esc clears")
+		return l + "  " + st.Muted.Render(hint)
 	}
 	return st.Accent.Render("filter: ") + st.Cell.Render(m.filter.Text()) + "  " +
 		st.Muted.Render(count+" · / edits · esc clears")
