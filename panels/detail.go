@@ -82,7 +82,7 @@ func (d *Detail) SetStyles(st *themes.Styles) {
 
 // KeyMap is the scroll keys (the view has no cursor or sort).
 func (d *Detail) KeyMap() help.KeyMap {
-	k := d.keys.forState(false, false)
+	k := d.keys.forState(false, d.maxOff > 0, false, false)
 	return scrollKeys{k}
 }
 
@@ -91,6 +91,9 @@ type scrollKeys struct{ k KeyMap }
 
 func (s scrollKeys) ShortHelp() []key.Binding { return []key.Binding{s.k.Up, s.k.Down} }
 func (s scrollKeys) FullHelp() [][]key.Binding {
+	if !s.k.Up.Enabled() {
+		return nil
+	}
 	return [][]key.Binding{{s.k.Up, s.k.Down, s.k.PageUp, s.k.PageDown}, {s.k.Home, s.k.End}}
 }
 

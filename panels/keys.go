@@ -44,16 +44,20 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 }
 
 // forState returns the keys as they work now: "select" when the panel
-// shows a selectable worker list, "scroll" otherwise, and the sort keys
-// only when there is a column to sort by.
-func (k KeyMap) forState(selectable, sortable bool) KeyMap {
+// shows a selectable worker list, "scroll" when it has rows hidden, none
+// of the movement keys when everything fits; the sort keys only when
+// there is a column to sort by (reverse only once sorted).
+func (k KeyMap) forState(selectable, scrollable, sortable, sorted bool) KeyMap {
 	verb := "scroll"
 	if selectable {
 		verb = "select"
 	}
 	k.Up.SetHelp(k.Up.Help().Key, verb+" up")
 	k.Down.SetHelp(k.Down.Help().Key, verb+" down")
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Home, &k.End} {
+		b.SetEnabled(selectable || scrollable)
+	}
 	k.Sort.SetEnabled(sortable)
-	k.Reverse.SetEnabled(sortable)
+	k.Reverse.SetEnabled(sortable && sorted)
 	return k
 }

@@ -164,7 +164,7 @@ func (p *panel) Title() string { return p.spec.title }
 
 // KeyMap returns the panel's keys as they work now, for the help overlay.
 func (p *panel) KeyMap() help.KeyMap {
-	return p.keys.forState(p.last.has && len(p.last.ids) > 0, len(p.last.sortable) > 0)
+	return p.keys.forState(p.last.has && len(p.last.ids) > 1, p.maxOff > 0, len(p.last.sortable) > 0, p.sortKey != "")
 }
 
 // SetSize sets the outer size (frame included); negatives count as 0.

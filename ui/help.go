@@ -27,8 +27,12 @@ func (m *Model) viewKeys() (app bindings, own help.KeyMap, ownTitle string, shor
 	common := []key.Binding{k.Narrower, k.Wider, m.pauseKey(), k.Theme, k.Help, k.Quit}
 	if m.drilling {
 		back := with(k.Close, "esc", "back to the panels")
+		short := []key.Binding{k.Help, with(back, "esc", "back")}
+		if dk := m.drill.KeyMap().ShortHelp(); len(dk) > 0 && dk[0].Enabled() {
+			short = append(short, with(k.Down, "↓", "scroll"))
+		}
 		return bindings{{back}, common}, m.drill.KeyMap(), "Worker details keys",
-			[]key.Binding{k.Help, with(back, "esc", "back"), with(k.Down, "↓", "scroll"), m.shortPause(), k.Quit}
+			append(short, m.shortPause(), k.Quit)
 	}
 	nav := []key.Binding{k.Next, k.Prev, k.Jump}
 	zoom := k.Zoom
