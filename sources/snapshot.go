@@ -281,6 +281,10 @@ type Snapshot struct {
 	// Thresholds in force (defaults filled in): panels flag figures that
 	// cross them.
 	Thresholds Thresholds
+
+	// Notice is one line from the data source for the footer: the demo
+	// scenario playing, a replay's position. Empty when there is none.
+	Notice string
 }
 
 // WorkersByRole returns the workers with role r, in display order.

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // viewKeys are the keys that work in the current view: the application's
@@ -80,19 +81,24 @@ func (m *Model) shortPause() key.Binding {
 	return with(m.keys.Pause, "p", "pause")
 }
 
-// footer shows the keys of the view, a one-off note, and when paused says
-// so.
+// footer shows, ahead of the keys of the view: that the view is paused,
+// a one-off note, and the snapshot's notice (the demo's scenario and
+// clock, a replay's position).
 func (m *Model) footer() string {
-	m.help.Width = m.width
-	_, _, _, short := m.viewKeys()
-	s := m.help.ShortHelpView(short)
-	if m.note != "" {
-		s = m.cfg.Styles.Accent.Render(m.note) + "  " + s
-	}
+	st := m.cfg.Styles
+	var lead string
 	if m.paused {
-		s = m.cfg.Styles.Warn.Render("PAUSED — scraping continues; p resumes") + "  " + s
+		lead = st.Warn.Render("PAUSED — scraping continues; p resumes") + "  "
 	}
-	return s
+	if m.note != "" {
+		lead += st.Accent.Render(m.note) + "  "
+	}
+	if m.shown != nil && m.shown.Notice != "" {
+		lead += st.Accent.Render(m.shown.Notice) + "  "
+	}
+	_, _, _, short := m.viewKeys()
+	m.help.Width = max(0, m.width-ansi.StringWidth(lead))
+	return lead + m.help.ShortHelpView(short)
 }
 
 // helpView lists the keys that work in the view under the overlay, from

@@ -80,13 +80,14 @@ func pickTheme(name string) (themes.Theme, error) {
 
 // dashboard scrapes targets and runs the TUI until the user quits.
 func dashboard(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer) error {
-	return dashboardWith(ctx, targets, vf, stdout, nil)
+	return dashboardWith(ctx, targets, vf, stdout, nil, nil)
 }
 
 // dashboardWith is dashboard with an optional follower that may replace
 // the target list while the TUI runs.
+// notice, when set, supplies the footer's notice line (the demo scenario).
 func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer,
-	follow func(set func([]sources.Target))) error {
+	notice func() string, follow func(set func([]sources.Target))) error {
 	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
 		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use 'pdtop snapshot' (same target flags) for text or JSON")
 	}
@@ -113,9 +114,12 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 	if follow != nil {
 		go follow(func(ts []sources.Target) { st.SetTargets(time.Now(), ts) })
 	}
-	live := &collect.Live{Store: st, Scraper: scraper, Observe: logFailures(logger)}
+	var backend sources.Backend = &collect.Live{Store: st, Scraper: scraper, Observe: logFailures(logger)}
+	if notice != nil {
+		backend = noticeBackend{Backend: backend, notice: notice}
+	}
 	m := ui.New(ui.Config{
-		Backend:  live,
+		Backend:  backend,
 		Interval: vf.interval,
 		Timeout:  vf.timeout,
 		Window:   vf.window,
@@ -193,4 +197,28 @@ func logFailures(l *slog.Logger) func(sources.Target, sources.ScrapeResult) {
 			l.Info("scrape recovered", "target", t.ID)
 		}
 	}
+}
+
+// noticeBackend adds a footer notice to every snapshot of a backend.
+type noticeBackend struct {
+	sources.Backend
+	notice func() string
+}
+
+func (b noticeBackend) Snapshot(window time.Duration) *sources.Snapshot {
+	s := b.Backend.Snapshot(window)
+	s.Notice = b.notice()
+	return s
+}
+
+// Detail passes the drill-down's request through: embedding the Backend
+// interface would otherwise hide the wrapped backend's optional
+// sources.DetailBackend, and the demo's drill-down would lose its history.
+// A wrapped backend without it gives nil (the drill-down then draws from
+// the snapshot alone).
+func (b noticeBackend) Detail(targetID string, at time.Time, window time.Duration) *sources.WorkerDetail {
+	if d, ok := b.Backend.(sources.DetailBackend); ok {
+		return d.Detail(targetID, at, window)
+	}
+	return nil
 }

@@ -87,7 +87,11 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Run(ctx, sf.speed)
-	return dashboardWith(ctx, demoTargets(eps), vf, stdout, func(set func([]sources.Target)) {
+	notice := func() string {
+		name, at := f.Scenario()
+		return fmt.Sprintf("demo: %s %s", name, fmtClock(at))
+	}
+	return dashboardWith(ctx, demoTargets(eps), vf, stdout, notice, func(set func([]sources.Target)) {
 		// Scenarios add and remove workers (scale-out); follow them.
 		t := time.NewTicker(2 * time.Second)
 		defer t.Stop()
@@ -142,4 +146,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	f.Run(ctx, sf.speed)
 	return nil
+}
+
+// fmtClock formats a scenario offset as m:ss.
+func fmtClock(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }

@@ -5,9 +5,14 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/collect"
+	"github.com/pdtop/pdtop/sources/store"
 )
 
 type env map[string]string
@@ -88,5 +93,17 @@ func TestSnapshotJSONAndNoTarget(t *testing.T) {
 	if rc := run([]string{"snapshot", "--format", "xml", "--worker", "x:1"}, &out, &errOut); rc == 0 ||
 		!strings.Contains(errOut.String(), "--format") {
 		t.Fatalf("bad --format: exit %d, %q", rc, errOut.String())
+	}
+}
+
+// TestNoticeBackendKeepsDetail: the demo's notice wrapper must not hide the
+// live backend's drill-down history.
+func TestNoticeBackendKeepsDetail(t *testing.T) {
+	st := store.New(store.Options{})
+	st.SetTargets(time.Now(), []sources.Target{{ID: "w", URL: "http://127.0.0.1:1/metrics", Name: "w", Role: sources.RoleDecode}})
+	var b sources.Backend = noticeBackend{Backend: &collect.Live{Store: st}, notice: func() string { return "x" }}
+	d, ok := b.(sources.DetailBackend)
+	if !ok || d.Detail("w", time.Now(), time.Minute) == nil {
+		t.Fatal("the notice wrapper hides the live backend's Detail")
 	}
 }
