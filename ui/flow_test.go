@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,14 +34,24 @@ func (b *staticBackend) Detail(id string, at time.Time, w time.Duration) *source
 	return b.st.Detail(at, id, w)
 }
 
+// flowBackend is one demo run with a restart, shared by the flows (it is
+// read-only once built; building it is most of a flow's time under -race).
 func flowBackend(t *testing.T) *staticBackend {
 	t.Helper()
-	r := newFleetRun(t, sim.Config{Seed: 5, Prefill: 2, Decode: 2, Replicas: 2, Gateway: sim.GatewayLegacy, Scenario: "steady"})
-	r.advance(30)
-	r.fleet.Restart("prefill-1")
-	r.advance(30)
-	return &staticBackend{st: r.store, now: r.now}
+	flowOnce.Do(func() {
+		r := newFleetRun(t, sim.Config{Seed: 5, Prefill: 2, Decode: 2, Replicas: 2, Gateway: sim.GatewayLegacy, Scenario: "steady"})
+		r.advance(30)
+		r.fleet.Restart("prefill-1")
+		r.advance(30)
+		flowShared = &staticBackend{st: r.store, now: r.now}
+	})
+	return flowShared
 }
+
+var (
+	flowOnce   sync.Once
+	flowShared *staticBackend
+)
 
 // startFlow runs the root model under teatest at w×h with the mono theme
 // and waits until the first snapshot is on screen.
