@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +29,10 @@ type builtBackend struct {
 
 func (b *builtBackend) Snapshot(w time.Duration) *sources.Snapshot {
 	s := b.Live.Snapshot(w)
+	// As pdtop demo does: the scenario and its clock in the footer, a
+	// line that changes every second.
+	el := int(s.Time.Sub(start) / time.Second)
+	s.Notice = fmt.Sprintf("demo: steady %d:%02d", el/60, el%60)
 	b.built <- s
 	return s
 }
@@ -35,7 +40,8 @@ func (b *builtBackend) Snapshot(w time.Duration) *sources.Snapshot {
 // BenchmarkWireBytes measures what pdtop writes to the terminal at a
 // steady 1 s refresh: the real bubbletea program and renderer (FPS 20, as
 // cmd runs it) under a 256-colour profile (xterm-256color over SSH),
-// drawing the demo fleet scraped over loopback HTTP, at 120x40 with the
+// drawing the demo fleet scraped over loopback HTTP with pdtop demo's
+// footer clock, at 120x40 with the
 // dark and the mono theme and at 200x60. Each iteration is one simulated
 // second: the fleet steps, a tick starts a scrape round, the snapshot is
 // drawn, the frame is flushed. B/s is bytes written per refresh, i.e. per
