@@ -24,7 +24,7 @@ func TestScenarioVerdictsOnScreen(t *testing.T) {
 		{sim.ScenarioEvictionPressure, sim.Gateway2026, 240,
 			[]string{"cache gap: KV pressure", "! KV pressure", "evicting"}, nil},
 		{sim.ScenarioReplicaSkew, sim.GatewaySMG, 120,
-			[]string{"! prefill-0 replicas disagree", "prefill-0: hit 76%, above the 74% on its peers; replicas disagree:", "gateway-1 unhealthy vs"}, nil},
+			[]string{"! prefill-0 replicas disagree", "prefill-0: hit 76%, above the 74% on its peers", "gateway-1 unhealthy vs gateway-0 healthy"}, nil},
 		{sim.ScenarioScaleOut, sim.Gateway2026, 125,
 			[]string{"! cold: joined"}, []string{"cold start: prefill-2 joined", "prefill", "uncached tok/s"}},
 		{sim.ScenarioDecodeSaturation, sim.GatewaySMG, 200,

@@ -35,7 +35,7 @@ type ReplayKeyMap struct {
 // DefaultReplayKeyMap returns the playback keys.
 func DefaultReplayKeyMap() ReplayKeyMap {
 	return ReplayKeyMap{
-		Pause:     key.NewBinding(key.WithKeys("p", " "), key.WithHelp("p", "pause/resume playback")),
+		Pause:     key.NewBinding(key.WithKeys("p", " "), key.WithHelp("p", "pause playback")),
 		Back:      key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "back 10s")),
 		Forward:   key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "forward 10s")),
 		BackLong:  key.NewBinding(key.WithKeys("shift+left", "<"), key.WithHelp("⇧← or <", "back 1m")),
@@ -47,19 +47,31 @@ func DefaultReplayKeyMap() ReplayKeyMap {
 	}
 }
 
-// FullHelp lists the playback keys for the help overlay.
+// FullHelp lists the playback keys for the help overlay (p is listed
+// with the application's keys).
 func (k ReplayKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Pause, k.Back, k.Forward, k.ToStart}, {k.BackLong, k.FwdLong, k.Faster, k.Slower}}
+	return [][]key.Binding{{k.Back, k.Forward, k.BackLong, k.FwdLong}, {k.Faster, k.Slower, k.ToStart}}
 }
 
-// shortHelp is the footer's keys: the app's, with the playback keys in
-// front while replaying.
-func (m *Model) shortHelp() []key.Binding {
-	if _, ok := m.player(); !ok {
-		return m.keys.ShortHelp()
+// playbackPause is p while replaying: it pauses the recording's clock;
+// ok is false when not replaying.
+func (m *Model) playbackPause() (key.Binding, bool) {
+	p, ok := m.player()
+	if !ok {
+		return key.Binding{}, false
 	}
-	k, r := m.keys, m.replayKeys
-	return []key.Binding{k.Help, r.SeekHints, r.Pause, r.Faster, r.Slower, k.Next, k.Zoom, k.Quit}
+	if p.Progress().Paused {
+		return with(m.replayKeys.Pause, "p", "resume playback"), true
+	}
+	return with(m.replayKeys.Pause, "p", "pause playback"), true
+}
+
+// withoutArrows frees ← and → for seeking: panel focus keeps tab,
+// shift+tab, h and l.
+func withoutArrows(k KeyMap) KeyMap {
+	k.Next = key.NewBinding(key.WithKeys("tab", "l"), key.WithHelp("tab", "next panel"))
+	k.Prev = key.NewBinding(key.WithKeys("shift+tab", "h"), key.WithHelp("shift+tab", "previous panel"))
+	return k
 }
 
 // player returns the backend as a recording player, when it is one.

@@ -231,7 +231,7 @@ func TestReplayKeys(t *testing.T) {
 		t.Errorf("home: %v", pr.Pos.Sub(pr.Start))
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
-	if v := m.View(); !strings.Contains(v, "Playback keys") || !strings.Contains(v, "back 1m") {
+	if v := m.View(); !strings.Contains(v, "back 1m") || !strings.Contains(v, "faster") || !strings.Contains(v, "pause playback") {
 		t.Errorf("help lacks the playback keys:\n%s", v)
 	}
 }

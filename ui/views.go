@@ -1,37 +1,32 @@
 package ui
 
 import (
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pdtop/pdtop/panels"
 )
 
-// ViewKeyMap holds the keys that open whole-screen views in place of the
-// panels.
-type ViewKeyMap struct {
-	// Capacity toggles the capacity view (pool load in units of work).
-	Capacity key.Binding
-}
-
-// DefaultViewKeyMap returns the view keys.
-func DefaultViewKeyMap() ViewKeyMap {
-	return ViewKeyMap{
-		Capacity: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "capacity view")),
+// viewKeys are the keys that work in the current view (see
+// baseViewKeys): the capacity view's own, or the dashboard's and drill-
+// down's with the playback keys added while replaying.
+func (m *Model) viewKeys() (app bindings, own help.KeyMap, ownTitle string, short []key.Binding) {
+	k := m.keys
+	if m.showCapacity && !m.editing && !m.showHelp {
+		back := key.NewBinding(key.WithKeys("esc", "c"), key.WithHelp("esc/c", "back to the panels"))
+		common := []key.Binding{k.Narrower, k.Wider, m.pauseKey(), k.Theme, k.Help, k.Quit}
+		app = bindings{{back}, common}
+		short = []key.Binding{k.Help, with(back, "esc", "back"), m.shortPause(), k.Quit}
+	} else {
+		app, own, ownTitle, short = m.baseViewKeys()
 	}
-}
-
-// viewKey toggles a whole-screen view; esc closes an open one.
-func (m *Model) viewKey(msg tea.KeyMsg) bool {
-	switch {
-	case key.Matches(msg, m.viewKeys.Capacity):
-		m.showCapacity = !m.showCapacity
-		return true
-	case m.showCapacity && key.Matches(msg, m.keys.Close):
-		m.showCapacity = false
-		return true
+	if _, ok := m.player(); ok && !m.editing && !m.showHelp {
+		app = append(app, m.replayKeys.FullHelp()...)
+		if len(short) > 0 {
+			short = append([]key.Binding{short[0], m.replayKeys.SeekHints, m.replayKeys.Faster}, short[1:]...)
+		}
 	}
-	return false
+	return app, own, ownTitle, short
 }
 
 // capacityView draws the capacity view in the body's h lines.

@@ -7,11 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
+	"github.com/muesli/termenv"
 	"github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
@@ -93,6 +96,7 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 	if err != nil {
 		return err
 	}
+	lipgloss.SetColorProfile(colorProfile(termenv.NewOutput(os.Stdout), os.Getenv, true))
 	logger, closeLog, err := openLog(vf.logFile)
 	if err != nil {
 		return err
@@ -141,13 +145,42 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 		Timeout:  vf.timeout,
 		Window:   vf.window,
 		Styles:   themes.NewStyles(theme),
+		Mouse:    vf.mouse,
 	})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20))
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20)}
+	if vf.mouse {
+		opts = append(opts, tea.WithMouseCellMotion())
+	}
+	p := tea.NewProgram(m, opts...)
 	_, err = p.Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// colorProfile is what the terminal can show, for lipgloss. NO_COLOR
+// chooses the mono theme (pickTheme), which has no colours at all, but it
+// must not also take away bold, faint and reverse — focus, headers and
+// critical values use them — so the profile comes from the terminal, not
+// from NO_COLOR as termenv's EnvColorProfile would have it. TERM=dumb gets
+// plain text. tmux and screen report TERM=screen*, which termenv takes for
+// a terminal without colour although it has the 16 ANSI colours the themes
+// use.
+func colorProfile(out *termenv.Output, getenv func(string) string, tty bool) termenv.Profile {
+	term := getenv("TERM")
+	if term == "dumb" {
+		return termenv.Ascii
+	}
+	p := out.ColorProfile()
+	if p == termenv.Ascii && tty {
+		for _, prefix := range []string{"screen", "tmux", "rxvt", "vt220", "putty", "konsole", "st-"} {
+			if strings.HasPrefix(term, prefix) {
+				return termenv.ANSI
+			}
+		}
+	}
+	return p
 }
 
 func openLog(path string) (*slog.Logger, func(), error) {
@@ -197,4 +230,16 @@ func (b noticeBackend) Snapshot(window time.Duration) *sources.Snapshot {
 	s := b.Backend.Snapshot(window)
 	s.Notice = b.notice()
 	return s
+}
+
+// Detail passes the drill-down's request through: embedding the Backend
+// interface would otherwise hide the wrapped backend's optional
+// sources.DetailBackend, and the demo's drill-down would lose its history.
+// A wrapped backend without it gives nil (the drill-down then draws from
+// the snapshot alone).
+func (b noticeBackend) Detail(targetID string, at time.Time, window time.Duration) *sources.WorkerDetail {
+	if d, ok := b.Backend.(sources.DetailBackend); ok {
+		return d.Detail(targetID, at, window)
+	}
+	return nil
 }

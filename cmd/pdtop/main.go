@@ -22,6 +22,8 @@ Usage:
   pdtop [flags]                 run the dashboard on a real fleet (target flags below)
   pdtop record -o FILE [flags]  record every raw scrape (of targets, or --demo) to FILE
   pdtop replay FILE [flags]     play a recording back in the dashboard (--speed, p, ←/→)
+  pdtop snapshot [flags]        scrape for a few seconds, print the panels as text or JSON, exit
+  pdtop snapshot demo [flags]   the same on the embedded demo fleet
   pdtop sim [flags]             serve only the demo fleet's /metrics endpoints
   pdtop help                    this text
 
@@ -52,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runRecord(args, stdout, stderr)
 	case "replay":
 		err = runReplay(args, stdout, stderr)
+	case "snapshot":
+		err = runSnapshot(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

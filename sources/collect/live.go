@@ -89,3 +89,14 @@ func (l *Live) Now() time.Time { return l.now() }
 func (l *Live) Snapshot(window time.Duration) *sources.Snapshot {
 	return l.Store.SnapshotWith(l.now(), window, l.Thresholds)
 }
+
+// Detail returns one target's full history for the drill-down
+// (sources.DetailBackend).
+func (l *Live) Detail(targetID string, at time.Time, window time.Duration) *sources.WorkerDetail {
+	if at.IsZero() {
+		at = l.now()
+	}
+	return l.Store.Detail(at, targetID, window)
+}
+
+var _ sources.DetailBackend = (*Live)(nil)
