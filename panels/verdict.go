@@ -82,3 +82,36 @@ func verdictLines(s *sources.Snapshot, m *marks) []string {
 	}
 	return append(warn, note...)
 }
+
+// verdictLines are the drill-down's verdict for its worker: the reading
+// in words, what it was compared with, and every cause with its evidence;
+// then the worker's stalls.
+func (c *detailCtx) verdictLines() []string {
+	var lines []string
+	if v := verdictFor(c.s, c.w.ID); v != nil {
+		t := toneText
+		if v.Large {
+			t = toneWarn
+		}
+		lines = append(lines, wrapWords([]string{v.Verdict}, c.iw)...)
+		for i := range lines {
+			lines[i] = paint(c.st, t, lines[i])
+		}
+		for _, l := range wrapWords([]string{"compared with " + v.Basis}, c.iw) {
+			lines = append(lines, paint(c.st, toneMuted, l))
+		}
+		for _, cs := range v.Causes {
+			for _, l := range wrapWords([]string{"· " + causeWords(cs) + ": " + cs.Evidence}, c.iw) {
+				lines = append(lines, paint(c.st, toneMuted, l))
+			}
+		}
+	}
+	for _, st := range c.s.Diagnosis.Stalls {
+		if st.ID == c.w.ID {
+			for _, l := range wrapWords([]string{"! " + st.Kind + " " + age(st.For) + " — " + st.Detail}, c.iw) {
+				lines = append(lines, paint(c.st, toneCrit, l))
+			}
+		}
+	}
+	return lines
+}
