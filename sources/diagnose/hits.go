@@ -172,7 +172,7 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 		v.Causes = e.workerCauses(w, false)
 	default:
 		v.GapKnown = true
-		v.Gap = v.Expected.Ratio - w.Hit.Ratio
+		v.Gap = v.Expected.Ratio - v.Actual.Ratio
 		v.Large = v.Gap >= e.th.HitGap
 		v.Causes = e.workerCauses(w, v.Large)
 	}
