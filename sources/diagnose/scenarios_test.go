@@ -1,6 +1,7 @@
 package diagnose_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +76,14 @@ func TestPrefillRestartVerdict(t *testing.T) {
 			}
 			if !strings.Contains(v.Verdict, "restarted") || !strings.Contains(v.Verdict, "ago") {
 				t.Errorf("verdict does not say when it restarted: %q", v.Verdict)
+			}
+			// Inside the window, the worker is judged on its hit since the
+			// restart, and the gap is taken from that figure.
+			if !strings.Contains(v.Actual.Source, "since the restart") || !strings.Contains(v.Verdict, "since the restart") {
+				t.Errorf("not judged since the restart: %+v", v.Actual)
+			}
+			if d := v.Expected.Ratio - v.Actual.Ratio; math.Abs(d-v.Gap) > 1e-9 {
+				t.Errorf("gap %v, but expected − actual = %v", v.Gap, d)
 			}
 			if peer := verdictOf(t, s, "prefill-1"); peer.Large {
 				t.Errorf("prefill-1 did not restart but has a large gap: %+v", peer)
