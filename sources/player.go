@@ -38,7 +38,8 @@ type PlayProgress struct {
 	Seeking bool
 	// Ended is true once Pos reached End.
 	Ended bool
-	// Damage says where and why a damaged recording stops ("" when the
-	// file is whole); playback ends there.
+	// Damage says in a few words where a damaged recording stops, e.g.
+	// "truncated at byte 995121" ("" when the file is whole); playback
+	// ends there.
 	Damage string
 }

@@ -166,7 +166,7 @@ func (m *Model) progressLine() string {
 	right := fmt.Sprintf("  %s  %s", speedText(pr.Speed), pr.Pos.UTC().Format("2006-01-02 15:04:05 UTC"))
 	switch {
 	case pr.Damage != "":
-		right += "  " + st.Warn.Render("recording stops here: "+pr.Damage)
+		right += "  " + st.Warn.Render("file "+pr.Damage+": stops here")
 	case pr.Ended:
 		right += "  end of recording (home: start over)"
 	case pr.Seeking:

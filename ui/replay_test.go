@@ -271,7 +271,7 @@ func TestReplayDamagedFile(t *testing.T) {
 	m := New(Config{Backend: p, Interval: time.Second, Window: time.Minute, Styles: themes.NewStyles(themes.Mono())})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	m.Update(snapMsg{snap: p.Snapshot(time.Minute)})
-	if v := m.View(); !strings.Contains(v, "recording stops here") || !strings.Contains(v, "byte") {
+	if v := m.View(); !strings.Contains(v, "file truncated at byte") || !strings.Contains(v, "stops here") {
 		t.Errorf("damage not on screen:\n%s", v)
 	}
 	if _, err := replay.Open(filepath.Join(t.TempDir(), "missing.pdrec"), replay.Options{}); err == nil {

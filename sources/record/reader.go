@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
@@ -57,6 +58,16 @@ type DamageError struct {
 
 func (e *DamageError) Error() string {
 	return fmt.Sprintf("recording damaged in the block at byte %d, after %d records: %s", e.Offset, e.Records, e.Reason)
+}
+
+// Short is the damage in a few words, for a status line: "truncated at
+// byte 995121" or "damaged at byte 4096 (record 12 fails its checksum)".
+func (e *DamageError) Short() string {
+	if strings.Contains(e.Reason, "truncated") {
+		return fmt.Sprintf("truncated at byte %d", e.Offset)
+	}
+	reason, _, _ := strings.Cut(e.Reason, ":")
+	return fmt.Sprintf("damaged at byte %d (%s)", e.Offset, reason)
 }
 
 // counter counts the bytes the decompressor consumes, so member offsets
@@ -165,7 +176,7 @@ func describe(err error) string {
 	var ce flate.CorruptInputError
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return "the file ends in the middle of it: truncated (the recorder stopped before its last flush)"
+		return "truncated: the file ends inside it (the recorder stopped before its last flush)"
 	case errors.Is(err, gzip.ErrChecksum):
 		return "its checksum does not match"
 	case errors.Is(err, gzip.ErrHeader):
@@ -204,18 +215,18 @@ func (r *Reader) next() (Record, error) {
 		}
 		n, err := binary.ReadUvarint(r.rec)
 		if err != nil {
-			return Record{}, r.damage("record cut short: " + describe(eofIsUnexpected(err)))
+			return Record{}, r.damage(describe(eofIsUnexpected(err)))
 		}
 		if n > maxPayload {
 			return Record{}, r.damage(fmt.Sprintf("implausible record length %d", n))
 		}
 		payload := make([]byte, n)
 		if _, err := io.ReadFull(r.rec, payload); err != nil {
-			return Record{}, r.damage("record cut short: " + describe(eofIsUnexpected(err)))
+			return Record{}, r.damage(describe(eofIsUnexpected(err)))
 		}
 		var sum [4]byte
 		if _, err := io.ReadFull(r.rec, sum[:]); err != nil {
-			return Record{}, r.damage("record cut short: " + describe(eofIsUnexpected(err)))
+			return Record{}, r.damage(describe(eofIsUnexpected(err)))
 		}
 		crc := crc32.Update(0, castagnoli, []byte{kb})
 		crc = crc32.Update(crc, castagnoli, payload)

@@ -56,11 +56,12 @@ type Player struct {
 
 	// Built by Open: seek points, target lists, the recording's span and
 	// where a damaged file stops.
-	members    []member
-	lists      []targetList
-	start, end time.Time
-	records    int
-	damage     string
+	members     []member
+	lists       []targetList
+	start, end  time.Time
+	records     int
+	damage      string // where and why the file stops, in full
+	damageShort string // the same in a few words
 
 	// work is held by the replay job while it reads and ingests.
 	work    sync.Mutex
@@ -115,6 +116,9 @@ func Open(path string, opts Options) (*Player, error) {
 		}
 		if err != nil {
 			p.damage = err.Error()
+			if d, ok := err.(*record.DamageError); ok {
+				p.damageShort = d.Short()
+			}
 			break
 		}
 		p.records++
@@ -173,7 +177,11 @@ func (p *Player) Header() record.Header { return p.hdr }
 func (p *Player) Records() int { return p.records }
 
 // Damage says where and why the file stops being readable ("" if whole).
-func (p *Player) Damage() string { return p.damage }
+func (p *Player) Damage() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.damage
+}
 
 // want is where the clock says playback should be (mu held).
 func (p *Player) want() time.Time {
@@ -217,7 +225,7 @@ func (p *Player) Advance(ctx context.Context) {
 	if reset || p.cur == nil {
 		if err := p.rebuild(target); err != nil {
 			p.mu.Lock()
-			p.damage = err.Error()
+			p.damage, p.damageShort = err.Error(), err.Error()
 			p.mu.Unlock()
 			return
 		}
@@ -363,7 +371,7 @@ func (p *Player) Progress() sources.PlayProgress {
 	defer p.mu.Unlock()
 	return sources.PlayProgress{File: filepath.Base(p.path), Start: p.start, End: p.end, Pos: p.pos,
 		Speed: p.speed, Paused: p.paused, Seeking: p.reset || !p.catchUp.IsZero(),
-		Ended: !p.pos.Before(p.end), Damage: p.damage}
+		Ended: !p.pos.Before(p.end), Damage: p.damageShort}
 }
 
 // SetPaused stops or resumes the recording's clock.
