@@ -25,7 +25,7 @@ func TestScenarioVerdictsOnScreen(t *testing.T) {
 			[]string{"cache gap: KV pressure", "! KV pressure", "evicting"}, nil},
 		{sim.ScenarioReplicaSkew, sim.GatewaySMG, 120,
 			[]string{"! prefill-0 replicas disagree", "prefill-0: hit 76%, above the 74% on its peers", "gateway-1 unhealthy vs gateway-0 healthy"}, nil},
-		{sim.ScenarioScaleOut, sim.Gateway2026, 125,
+		{sim.ScenarioScaleOut, sim.Gateway2026, 160,
 			[]string{"! cold: joined"}, []string{"cold start: prefill-2 joined", "prefill", "uncached tok/s"}},
 		{sim.ScenarioDecodeSaturation, sim.GatewaySMG, 200,
 			[]string{"pool over capacity", "goodput"}, []string{"decode @ITL", "!", "429", "goodput"}},

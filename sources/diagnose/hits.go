@@ -13,10 +13,10 @@ import (
 const (
 	// minRequests is the fewest finished requests (or offered requests, for
 	// a replica) in the window worth a verdict.
-	minRequests = 10
+	minRequests = 30
 	// minTokens stands in for minRequests when a worker exposes no request
 	// counter: prompt tokens in the window.
-	minTokens = 10000
+	minTokens = 30000
 	// evictionShare is the evicted ÷ prompt tokens at which a worker's
 	// evictions count as KV pressure.
 	evictionShare = 0.25

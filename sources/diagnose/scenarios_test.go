@@ -172,7 +172,7 @@ func TestSpilledForLoadVerdict(t *testing.T) {
 // start, and the overloaded pool's measured per-worker rate recovers the
 // simulated 20 000 uncached tokens/s.
 func TestScaleOutVerdictAndCapacity(t *testing.T) {
-	s := run(t, sim.Config{Gateway: sim.Gateway2026, Scenario: sim.ScenarioScaleOut}, 125)
+	s := run(t, sim.Config{Gateway: sim.Gateway2026, Scenario: sim.ScenarioScaleOut}, 160)
 	v := verdictOf(t, s, "prefill-2")
 	if !v.Large || v.Causes[0].Kind != sources.CauseRestart || !strings.Contains(v.Verdict, "joined") {
 		t.Fatalf("prefill-2: %+v", v)
