@@ -95,6 +95,10 @@ func (c *Client) classify(err error, parent, ctx context.Context, ph phase, u *u
 	if errors.Is(err, errEncoding) {
 		return fail(sources.ErrOther, "unsupported Content-Encoding (asked for gzip or none)")
 	}
+	var ge *guardError
+	if errors.As(err, &ge) {
+		return fail(sources.ErrConfig, ge.msg)
+	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
 		if dnsErr.IsNotFound {
