@@ -82,6 +82,11 @@ type Target struct {
 	// Gateway is the ID of the gateway replica that reported this worker, for
 	// discovered targets.
 	Gateway string
+	// Auth summarises how pdtop authenticates to the target, for the
+	// targets view: "" (nothing sent), or e.g. "bearer", "basic",
+	// "oauth2", "mTLS", "headers", comma-separated, plus "no-verify" when
+	// TLS certificate checks are off. Never a secret.
+	Auth string
 }
 
 // DisplayURL returns scheme://host:port/path of raw with userinfo, query
