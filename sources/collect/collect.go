@@ -55,10 +55,15 @@ func New(def *scrape.Client, opts Options) *Scraper {
 		clients: map[string]*scrape.Client{}, fallback: def}
 }
 
-// SetClient gives one target its own HTTP client (credentials, TLS).
+// SetClient gives one target its own HTTP client (credentials, TLS); nil
+// returns it to the default client.
 func (s *Scraper) SetClient(targetID string, c *scrape.Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if c == nil {
+		delete(s.clients, targetID)
+		return
+	}
 	s.clients[targetID] = c
 }
 
