@@ -42,7 +42,7 @@ func (r *replica) refresh(ctx context.Context, clock func() time.Time) {
 		if len(fails) == 0 {
 			class = se.Class
 		}
-		fails = append(fails, sources.DisplayURL(base)+": "+se.Error())
+		fails = append(fails, sources.DisplayURL(base)+": "+se.Message)
 		if ctx.Err() != nil {
 			break
 		}
