@@ -79,6 +79,13 @@ func drawRestarts(c *drawCtx) []string {
 		parts = append(parts, p)
 	}
 
+	// Workers the replicas disagree about.
+	if dt := disagreeTable(s); len(dt.rows) > 0 {
+		p := fixedTablePart(c, dt, 1)
+		p.gap = true
+		parts = append(parts, p)
+	}
+
 	// Restarts per target.
 	rt := &table{cols: []column{
 		{name: "restarted", left: true, max: 24},
@@ -156,4 +163,23 @@ func countCell(n int, t tone) cell {
 		c.tone = t
 	}
 	return c
+}
+
+// disagreeTable lists the workers whose gateway replicas disagree about
+// them (health, circuit, listing, in-flight skew: WorkerView.Disagree).
+func disagreeTable(s *sources.Snapshot) *table {
+	t := &table{cols: []column{
+		{name: "replicas disagree", left: true, max: 24},
+		{name: "role", left: true, prio: 2},
+		{name: "how", left: true, prio: 1, flex: true},
+	}}
+	for i := range s.Workers {
+		w := &s.Workers[i]
+		if w.Disagree == "" {
+			continue
+		}
+		t.rows = append(t.rows, []cell{toned("⇄ "+clean(w.Name, 40), toneWarn), muted(w.Role.String()),
+			txt(clean(w.Disagree, 300))})
+	}
+	return t
 }
