@@ -18,6 +18,14 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case m.showHelp && key.Matches(msg, k.Close):
 		m.showHelp = false
 		return nil
+	case key.Matches(msg, k.Targets):
+		m.showTargets = !m.showTargets
+		return nil
+	case m.showTargets && key.Matches(msg, k.Close):
+		m.showTargets = false
+		return nil
+	case m.showTargets && !key.Matches(msg, k.Pause):
+		return m.updateFocused(msg) // scroll the targets view
 	case m.zoom && key.Matches(msg, k.Close):
 		m.zoom = false
 		m.layout()

@@ -47,6 +47,9 @@ type Model struct {
 	keys   KeyMap
 	help   help.Model
 	panels []panels.Panel
+	// targets is the full-screen targets view (key t).
+	targets     panels.Panel
+	showTargets bool
 
 	width, height int
 	focus         int
@@ -87,6 +90,7 @@ func New(cfg Config) *Model {
 		keys:     DefaultKeyMap(),
 		help:     h,
 		panels:   panels.All(cfg.Styles),
+		targets:  panels.NewTargets(cfg.Styles),
 		inflight: map[string]bool{},
 	}
 	m.applyFocus()
@@ -195,9 +199,15 @@ func (m *Model) show(s *sources.Snapshot) {
 	for _, p := range m.panels {
 		p.SetSnapshot(s)
 	}
+	m.targets.SetSnapshot(s)
 }
 
 func (m *Model) updateFocused(msg tea.Msg) tea.Cmd {
+	if m.showTargets {
+		p, cmd := m.targets.Update(msg)
+		m.targets = p
+		return cmd
+	}
 	if len(m.panels) == 0 {
 		return nil
 	}

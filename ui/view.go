@@ -67,6 +67,8 @@ func (m *Model) bodyHeight() int {
 
 // layout sizes every panel for the current mode.
 func (m *Model) layout() {
+	m.targets.SetSize(m.width, max(0, m.height-2))
+	m.targets.SetFocused(true)
 	h := m.bodyHeight()
 	switch m.mode() {
 	case modeGrid3, modeGrid2:
@@ -106,6 +108,8 @@ func (m *Model) View() string {
 	switch {
 	case m.showHelp:
 		b.WriteString(m.helpView(h))
+	case m.showTargets:
+		b.WriteString(m.targets.View())
 	case m.mode() == modeTabs:
 		b.WriteString(m.tabBar())
 		b.WriteByte('\n')
@@ -194,6 +198,9 @@ func (m *Model) helpView(h int) string {
 	hm.ShowAll = true
 	hm.Width = m.width - 4
 	p := m.panels[m.focus]
+	if m.showTargets {
+		p = m.targets
+	}
 	body := st.Header.Render("Keys") + "\n" + hm.FullHelpView(m.keys.FullHelp())
 	if pk := p.KeyMap().FullHelp(); len(pk) > 0 {
 		body += "\n\n" + st.Header.Render(p.Title()+" keys") + "\n" + hm.FullHelpView(pk)
