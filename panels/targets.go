@@ -82,6 +82,11 @@ func drawTargets(c *drawCtx) []string {
 		}
 	}
 	parts = append(parts, tablePart(c, t, 0))
+	if et := targetEvents(s, 8); len(et.rows) > 0 {
+		p := fixedTablePart(c, et, 4)
+		p.gap = true
+		parts = append(parts, p)
+	}
 	if len(details) > 0 {
 		p := linesPart(wrapDetails(c, details), 1, 2, true)
 		parts = append(parts, p)
@@ -90,6 +95,37 @@ func drawTargets(c *drawCtx) []string {
 	c.m.note("skipped: families no panel reads")
 	c.m.note("t or esc: back")
 	return stack(c.w, c.h, append(parts, legendPart(c, 3)))
+}
+
+// targetEvents lists the latest targets joining, leaving, going stale
+// and recovering, newest first.
+func targetEvents(s *sources.Snapshot, n int) *table {
+	t := &table{cols: []column{
+		{name: "changes", left: true},
+		{name: "ago", prio: 1},
+		{name: "target", left: true, max: 28},
+		{name: "event", left: true},
+		{name: "detail", left: true, prio: 2, flex: true},
+	}}
+	for i := len(s.Events) - 1; i >= 0 && len(t.rows) < n; i-- {
+		e := &s.Events[i]
+		tn := toneText
+		switch e.Kind {
+		case "joined", "recovered":
+			tn = toneOK
+		case "left", "stale":
+			tn = toneWarn
+		default:
+			continue
+		}
+		at := ""
+		if !e.Time.IsZero() {
+			at = e.Time.Format("15:04:05")
+		}
+		t.rows = append(t.rows, []cell{muted(at), txt(ago(s.Time, e.Time)), txt(clean(e.Name, 40)),
+			toned(e.Kind, tn), muted(clean(e.Detail, 200))})
+	}
+	return t
 }
 
 // discoveryLines are one line per gateway replica's worker-list status,

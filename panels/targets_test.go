@@ -47,6 +47,12 @@ func targetsSnapshot() *sources.Snapshot {
 				Message: "blocked: discovered worker at 169.254.169.254 is link-local (cloud metadata lives there) (allow it with discovery.allow_networks)"}},
 		{ID: "http://u:30001/metrics", Name: "u", Role: sources.RoleUnified, Origin: sources.OriginConfig, Health: sources.Pending},
 	}
+	s.Events = []sources.Event{
+		{Time: sampleTime.Add(-4 * time.Minute), Name: "prefill-1", Kind: "restart", Detail: "new scheduler pid 4242"},
+		{Time: sampleTime.Add(-90 * time.Second), Name: "10.0.1.1:30011", Kind: "joined", Detail: "decode from gateway"},
+		{Time: sampleTime.Add(-60 * time.Second), Name: "10.0.0.9:30001", Kind: "left", Detail: "prefill"},
+		{Time: sampleTime.Add(-12 * time.Second), Name: "10.0.0.2:30001", Kind: "stale", Detail: "timeout: timed out after 900ms"},
+	}
 	s.Discovery = []sources.DiscoveryStatus{
 		{Gateway: "gw-0", API: "http://gw-0:30000/workers", Shape: "smg /workers", Workers: 5, Rejected: 1, Capped: 0,
 			LastSuccess: sampleTime, Notes: []string{"rejected gRPC worker «grpc://10.0.0.6:50051» (no HTTP metrics URL)"}},
@@ -88,6 +94,7 @@ func TestTargetsViewContent(t *testing.T) {
 		"rejected gRPC worker «grpc://10.0.0.6:50051»",
 		"worker list gw-1: auth",
 		"no Content-Type (parsed as text 0.0.4)",
+		"joined", "left", "decode from gateway",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("targets view lacks %q:\n%s", want, v)

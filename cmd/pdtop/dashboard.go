@@ -7,17 +7,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
-	"github.com/prometheus/common/config"
+	pconfig "github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
-	"github.com/pdtop/pdtop/sources/collect"
-	"github.com/pdtop/pdtop/sources/scrape"
-	"github.com/pdtop/pdtop/sources/store"
+	"github.com/pdtop/pdtop/sources/config"
 	"github.com/pdtop/pdtop/themes"
 	"github.com/pdtop/pdtop/ui"
 )
@@ -30,20 +30,59 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	vf.register(fs)
 	tf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL --prefill URL … --decode URL … [flags]\n\n")
+		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL [--prefill URL … --decode URL …] [--config FILE] [flags]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := vf.validate(); err != nil {
-		return err
-	}
-	targets, err := tf.targets()
+	f, err := liveFleet(fs, &vf, &tf)
 	if err != nil {
 		return err
 	}
-	return dashboard(context.Background(), targets, vf, stdout)
+	return dashboard(context.Background(), f, vf, stdout)
+}
+
+// liveFleet merges the config file (if any) and the flags into a fleet:
+// flags given explicitly win over the file, flag targets are added to its
+// targets. Every error names the flag or the config field.
+func liveFleet(fs *flag.FlagSet, vf *viewFlags, tf *targetFlags) (*fleet, error) {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f := &fleet{http: map[string]targetHTTP{}}
+	f.disc.Interval, f.disc.MaxTargets = config.DefaultDiscoveryInterval, config.DefaultMaxDiscovered
+	if tf.config != "" {
+		c, err := loadConfig(tf.config)
+		if err != nil {
+			return nil, err
+		}
+		f = fromConfig(c)
+		for name, v := range map[string]time.Duration{"interval": c.Interval, "timeout": c.Timeout, "window": c.Window} {
+			if v == 0 || set[name] {
+				continue
+			}
+			switch name {
+			case "interval":
+				vf.interval = v
+			case "timeout":
+				vf.timeout = v
+			case "window":
+				vf.window = v
+			}
+		}
+	}
+	if err := vf.validate(); err != nil {
+		return nil, err
+	}
+	if err := tf.addTo(f); err != nil {
+		return nil, err
+	}
+	if !tf.discovery {
+		for i := range f.gateways {
+			f.gateways[i].discovery = false
+		}
+	}
+	return f, nil
 }
 
 func parse(fs *flag.FlagSet, args []string) error {
@@ -75,41 +114,29 @@ func pickTheme(name string) (themes.Theme, error) {
 	return t, nil
 }
 
-// dashboard scrapes targets and runs the TUI until the user quits.
-func dashboard(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer) error {
-	return dashboardWith(ctx, targets, vf, stdout, nil)
-}
-
-// dashboardWith is dashboard with an optional follower that may replace
-// the target list while the TUI runs.
-func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer,
-	follow func(set func([]sources.Target))) error {
-	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+// dashboard scrapes the fleet and runs the TUI until the user quits.
+func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) error {
+	if fh, ok := stdout.(*os.File); !ok || !term.IsTerminal(fh.Fd()) {
 		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use 'pdtop snapshot' (same target flags) for text or JSON")
 	}
 	theme, err := pickTheme(vf.theme)
 	if err != nil {
 		return err
 	}
-	logger, closeLog, err := openLog(vf.logFile)
+	logger, closeLog, err := openLog(vf.logFile, f.secrets)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 
-	client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: vf.timeout})
+	live, start, err := f.backend(vf, logger, nil)
 	if err != nil {
 		return err
 	}
-	scraper := collect.New(client, collect.Options{Timeout: vf.timeout})
-	st := store.New(store.Options{Interval: vf.interval})
-	st.SetTargets(time.Now(), targets)
-	logger.Info("pdtop started", "targets", len(targets), "interval", vf.interval, "window", vf.window)
-
-	if follow != nil {
-		go follow(func(ts []sources.Target) { st.SetTargets(time.Now(), ts) })
-	}
-	live := &collect.Live{Store: st, Scraper: scraper, Observe: logFailures(logger)}
+	logger.Info("pdtop started", "targets", len(f.targets), "gateways", len(f.gateways), "interval", vf.interval, "window", vf.window)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start(ctx)
 	m := ui.New(ui.Config{
 		Backend:  live,
 		Interval: vf.interval,
@@ -125,7 +152,7 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 	return err
 }
 
-func openLog(path string) (*slog.Logger, func(), error) {
+func openLog(path string, secrets []config.Secret) (*slog.Logger, func(), error) {
 	if path == "" {
 		return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
 	}
@@ -133,7 +160,38 @@ func openLog(path string) (*slog.Logger, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--log: %v", err)
 	}
-	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+	return newLogger(f, secrets), func() { f.Close() }, nil
+}
+
+// newLogger writes text log lines to w with every configured secret value
+// replaced, whatever attribute it hides in (defence in depth: messages
+// are scrubbed where they are made, and secrets print as <secret>).
+func newLogger(w io.Writer, secrets []config.Secret) *slog.Logger {
+	var vals []string
+	for _, s := range secrets {
+		if v := s.Reveal(); len(v) >= 4 {
+			vals = append(vals, v)
+		}
+	}
+	scrub := func(s string) string {
+		for _, v := range vals {
+			s = strings.ReplaceAll(s, v, config.Redacted)
+		}
+		return s
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if len(vals) == 0 {
+			return a
+		}
+		v := a.Value.Resolve()
+		switch v.Kind() {
+		case slog.KindString:
+			return slog.String(a.Key, scrub(v.String()))
+		case slog.KindAny:
+			return slog.String(a.Key, scrub(fmt.Sprint(v.Any())))
+		}
+		return a
+	}}))
 }
 
 // logFailures logs each target's failures when its error class changes
@@ -161,3 +219,9 @@ func logFailures(l *slog.Logger) func(sources.Target, sources.ScrapeResult) {
 		}
 	}
 }
+
+// defaultHTTP is the HTTP configuration of targets without their own:
+// nothing sent but the request, HTTP/2 allowed, redirects not followed.
+func defaultHTTP() pconfig.HTTPClientConfig { return pconfig.HTTPClientConfig{EnableHTTP2: true} }
+
+func dirOf(path string) string { return filepath.Dir(path) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/config"
 	"github.com/pdtop/pdtop/sources/sim"
 )
 
@@ -58,6 +59,49 @@ func demoTargets(eps []sim.Endpoint) []sources.Target {
 	return out
 }
 
+// demoFleet is what the dashboard scrapes of the demo fleet: its gateway
+// replicas, and the workers they list (discovered, as from a real
+// gateway, every few seconds so scale-out shows quickly). The 2026 router
+// has no worker list, so there the workers are the fleet's endpoints,
+// followed as scenarios add and remove them.
+func demoFleet(f *sim.Fleet, eps []sim.Endpoint) *fleet {
+	fl := &fleet{http: map[string]targetHTTP{}}
+	fl.disc.Interval, fl.disc.MaxTargets = 5*time.Second, 1024
+	discover := f.Config().Gateway != sim.Gateway2026
+	for _, t := range demoTargets(eps) {
+		if t.Role == sources.RoleGateway {
+			fl.targets = append(fl.targets, t)
+			fl.gateways = append(fl.gateways, gatewaySpec{target: t, discovery: discover, engineMetrics: config.EngineMetricsAuto})
+		} else if !discover {
+			fl.targets = append(fl.targets, t)
+		}
+	}
+	// Discovered workers keep the demo's names ("prefill-0").
+	fl.names = func(key string) string {
+		for _, e := range f.Endpoints() {
+			if sources.WorkerKey(e.MetricsURL) == key {
+				return e.Name
+			}
+		}
+		return ""
+	}
+	if !discover {
+		fl.follow = func(ctx context.Context, set func([]sources.Target)) {
+			t := time.NewTicker(2 * time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					set(demoTargets(f.Endpoints()))
+				}
+			}
+		}
+	}
+	return fl
+}
+
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pdtop demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -87,19 +131,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Run(ctx, sf.speed)
-	return dashboardWith(ctx, demoTargets(eps), vf, stdout, func(set func([]sources.Target)) {
-		// Scenarios add and remove workers (scale-out); follow them.
-		t := time.NewTicker(2 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				set(demoTargets(f.Endpoints()))
-			}
-		}
-	})
+	return dashboard(ctx, demoFleet(f, eps), vf, stdout)
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {

@@ -116,10 +116,15 @@ func (s *Scraper) Scrape(ctx context.Context, t sources.Target) sources.ScrapeRe
 	}
 	obs, err := Process(resp.Body)
 	if err != nil {
+		err.Message = c.Scrub(err.Message, t.URL)
 		res.Err = err
 		return res
 	}
 	obs.Stats.Warnings = append(obs.Stats.Warnings, resp.Warnings...)
+	for i := range obs.Stats.Problems {
+		p := &obs.Stats.Problems[i]
+		p.Message, p.Excerpt = c.Scrub(p.Message, t.URL), c.Scrub(p.Excerpt, t.URL)
+	}
 	res.Obs = obs
 	return res
 }

@@ -63,8 +63,9 @@ type File struct {
 
 // Gateway is one gateway replica.
 type Gateway struct {
-	// URL is the metrics URL (path /metrics when none was given).
-	URL string
+	// URL is the metrics URL (path /metrics when none was given); it
+	// prints without its query string.
+	URL URL
 	// Name is the display name (host:port unless configured).
 	Name string
 	// APIURL is scheme://host:port of the gateway's serving API (where
@@ -84,7 +85,7 @@ type Gateway struct {
 
 // Target is one statically configured worker.
 type Target struct {
-	URL  string // metrics URL
+	URL  URL    // metrics URL; prints without its query string
 	Name string // display name (host:port unless configured)
 	Role sources.Role
 	HTTP HTTP
@@ -236,7 +237,7 @@ func (r *rawFile) validate(dir string) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := dup(field, sources.DisplayURL(gw.URL)); err != nil {
+		if err := dup(field, gw.URL.String()); err != nil {
 			return nil, err
 		}
 		f.Gateways = append(f.Gateways, gw)
@@ -247,7 +248,7 @@ func (r *rawFile) validate(dir string) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := dup(field, sources.DisplayURL(tg.URL)); err != nil {
+		if err := dup(field, tg.URL.String()); err != nil {
 			return nil, err
 		}
 		f.Targets = append(f.Targets, tg)
@@ -280,7 +281,7 @@ func (g rawGateway) validate(field, dir string) (Gateway, error) {
 	if err != nil {
 		return Gateway{}, fmt.Errorf("%s.url: %v", field, err)
 	}
-	out := Gateway{URL: u, Name: g.Name, Discovery: g.Discovery == nil || *g.Discovery,
+	out := Gateway{URL: NewURL(u), Name: g.Name, Discovery: g.Discovery == nil || *g.Discovery,
 		EngineMetrics: strings.ToLower(strings.TrimSpace(g.EngineMetrics)), AllowInsecureCredentials: g.AllowInsecureCredentials}
 	if out.Name, err = checkName(field, g.Name, u); err != nil {
 		return Gateway{}, err
@@ -302,7 +303,7 @@ func (g rawGateway) validate(field, dir string) (Gateway, error) {
 	if out.HTTP, err = checkHTTP(field, g.HTTP, dir); err != nil {
 		return Gateway{}, err
 	}
-	for _, raw := range []string{out.URL, out.APIURL} {
+	for _, raw := range []string{u, out.APIURL} {
 		if err := insecure(field, raw, out.HTTP, g.AllowInsecureCredentials); err != nil {
 			return Gateway{}, err
 		}
@@ -315,7 +316,7 @@ func (t rawTarget) validate(field, dir string) (Target, error) {
 	if err != nil {
 		return Target{}, fmt.Errorf("%s.url: %v", field, err)
 	}
-	out := Target{URL: u, AllowInsecureCredentials: t.AllowInsecureCredentials}
+	out := Target{URL: NewURL(u), AllowInsecureCredentials: t.AllowInsecureCredentials}
 	if out.Name, err = checkName(field, t.Name, u); err != nil {
 		return Target{}, err
 	}
@@ -328,7 +329,7 @@ func (t rawTarget) validate(field, dir string) (Target, error) {
 	if out.HTTP, err = checkHTTP(field, t.HTTP, dir); err != nil {
 		return Target{}, err
 	}
-	if err := insecure(field, out.URL, out.HTTP, t.AllowInsecureCredentials); err != nil {
+	if err := insecure(field, u, out.HTTP, t.AllowInsecureCredentials); err != nil {
 		return Target{}, err
 	}
 	return out, nil

@@ -52,11 +52,11 @@ func TestExampleFileParses(t *testing.T) {
 	if g.HTTP.Auth() != "bearer" || f.Gateways[1].HTTP.Auth() != "bearer" {
 		t.Errorf("auth %q %q", g.HTTP.Auth(), f.Gateways[1].HTTP.Auth())
 	}
-	if f.Gateways[1].URL != "https://gw-1.example:29000/metrics" || f.Gateways[1].Name != "gw-1" {
+	if f.Gateways[1].URL.Full() != "https://gw-1.example:29000/metrics" || f.Gateways[1].Name != "gw-1" {
 		t.Errorf("gateway 1: %+v", f.Gateways[1])
 	}
 	p := f.Targets[0]
-	if p.Role != sources.RolePrefill || p.Name != "p1" || p.URL != "https://p1.example:30001/metrics" || p.HTTP.Auth() != "basic" {
+	if p.Role != sources.RolePrefill || p.Name != "p1" || p.URL.Full() != "https://p1.example:30001/metrics" || p.HTTP.Auth() != "basic" {
 		t.Errorf("target 0: %+v auth %q", p, p.HTTP.Auth())
 	}
 	d := f.Targets[1]
@@ -162,7 +162,7 @@ func TestCredentialsOverHTTPRules(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	f := mustParse(t, "gateways:\n  - url: gw:29000\n")
 	g := f.Gateways[0]
-	if !g.Discovery || g.EngineMetrics != EngineMetricsAuto || g.Name != "gw:29000" || g.URL != "http://gw:29000/metrics" {
+	if !g.Discovery || g.EngineMetrics != EngineMetricsAuto || g.Name != "gw:29000" || g.URL.Full() != "http://gw:29000/metrics" {
 		t.Fatalf("gateway defaults: %+v", g)
 	}
 	if f.Discovery.Interval != DefaultDiscoveryInterval || f.Discovery.MaxTargets != DefaultMaxDiscovered || !f.Discovery.CredentialsFor.Empty() {

@@ -3,6 +3,9 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"strconv"
+
+	"github.com/pdtop/pdtop/sources"
 )
 
 // Redacted is what every printing path of a Secret or HTTP shows in place
@@ -48,3 +51,47 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(Redacted), nil }
 
 // LogValue implements slog.LogValuer.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(Redacted) }
+
+// URL is a target's full metrics URL. It may carry a token in its query
+// string, so every printing path shows only scheme://host:port/path
+// (sources.DisplayURL); Full returns the whole URL for the request.
+type URL struct{ v *string }
+
+// NewURL wraps u.
+func NewURL(u string) URL { return URL{v: &u} }
+
+// Full returns the whole URL, query included.
+func (u URL) Full() string {
+	if u.v == nil {
+		return ""
+	}
+	return *u.v
+}
+
+func (u URL) shown() string {
+	if u.v == nil {
+		return ""
+	}
+	return sources.DisplayURL(*u.v)
+}
+
+// String implements fmt.Stringer with the display form.
+func (u URL) String() string { return u.shown() }
+
+// GoString implements fmt.GoStringer with the display form.
+func (u URL) GoString() string { return strconv.Quote(u.shown()) }
+
+// Format implements fmt.Formatter: every verb prints the display form.
+func (u URL) Format(f fmt.State, verb rune) {
+	s := u.shown()
+	if verb == 'q' || verb == 'v' && f.Flag('#') {
+		s = strconv.Quote(s)
+	}
+	_, _ = f.Write([]byte(s))
+}
+
+// MarshalText implements encoding.TextMarshaler with the display form.
+func (u URL) MarshalText() ([]byte, error) { return []byte(u.shown()), nil }
+
+// LogValue implements slog.LogValuer with the display form.
+func (u URL) LogValue() slog.Value { return slog.StringValue(u.shown()) }

@@ -18,9 +18,10 @@ const (
 	sentHeader = "SENTINEL-header-0b2e"
 	sentProxy  = "SENTINEL-proxy-44d1"
 	sentOAuth  = "SENTINEL-oauth-5e6f"
+	sentQuery  = "SENTINEL-query-2a7b"
 )
 
-var sentinels = []string{sentBearer, sentPass, sentHeader, sentProxy, sentOAuth}
+var sentinels = []string{sentBearer, sentPass, sentHeader, sentProxy, sentOAuth, sentQuery}
 
 const secretDoc = `
 gateways:
@@ -42,6 +43,7 @@ targets:
       client_id: pdtop
       client_secret: ` + sentOAuth + `
       token_url: https://auth/token
+  - url: https://w:30003/metrics?token=` + sentQuery + `
 `
 
 func noSentinel(t *testing.T, what, s string) {
@@ -96,6 +98,9 @@ func TestParsedFilePrintsNoSecret(t *testing.T) {
 		l.Info("config", slog.Any("secrets", f.Secrets()), slog.Any("gw", f.Gateways))
 	}
 	noSentinel(t, "slog", buf.String())
+	if u := f.Targets[2].URL; !strings.Contains(u.Full(), sentQuery) || u.String() != "https://w:30003/metrics" {
+		t.Errorf("URL: full %q, shown %q", u.Full(), u)
+	}
 	if !strings.Contains(buf.String(), Redacted) {
 		t.Errorf("slog output does not show the redaction mark:\n%s", buf.String())
 	}

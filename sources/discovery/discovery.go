@@ -82,6 +82,9 @@ type Options struct {
 	Clock func() time.Time
 	// Resolver replaces the system resolver (tests).
 	Resolver *net.Resolver
+	// Name, when set, gives a discovered worker its display name from its
+	// host:port key; "" (or no Name) keeps host:port.
+	Name func(workerKey string) string
 }
 
 // Discoverer keeps the target list in step with the gateways' worker
@@ -237,6 +240,11 @@ func (d *Discoverer) apply() []sources.DiscoveryStatus {
 		c := byKey[k]
 		t := sources.Target{ID: sources.DisplayURL(c.l.url), URL: c.l.url, Name: k, Role: c.l.role,
 			Origin: sources.OriginGateway, Gateway: c.r.Target.ID}
+		if d.opts.Name != nil {
+			if n := d.opts.Name(k); n != "" {
+				t.Name = n
+			}
+		}
 		client := c.r.plain
 		if d.opts.CredentialsFor.Match(hostOf(c.l.url)) {
 			client, t.Auth = c.r.trusted, c.r.auth

@@ -230,3 +230,9 @@ func scrubAll(msg string, secrets []string) string {
 	}
 	return msg
 }
+
+// Scrub replaces the client's inline secrets, and the userinfo and query
+// values of rawURL, in s: for text a target sent back that pdtop shows,
+// such as a parse problem's excerpt (a hostile target can echo the
+// credentials it was sent).
+func (c *Client) Scrub(s, rawURL string) string { return c.scrubber(rawURL)(s) }
