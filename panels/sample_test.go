@@ -159,7 +159,7 @@ func sampleSnapshot() *sources.Snapshot {
 		},
 		Restarted: true,
 		// As the store derives it from the two views.
-		Disagree: "circuit gw-a closed, gw-b half-open",
+		Disagree: "gw-a ok, gw-b CB half-open",
 	}
 	p1.Restarts = 1
 	p1.LastRestart = now.Add(-3*time.Minute - 13*time.Second)
@@ -201,7 +201,7 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigITL: hist(0.044, 0.09, 0.16, 0.05, 520000, "s", "sglang:inter_token_latency_seconds"),
 		},
 		Router:   []sources.RouterView{router("gw-a", 0, 0, 0, 1), router("gw-b", 9, 15.2, 1, 0)},
-		Disagree: "health gw-a unhealthy, gw-b healthy; circuit gw-a open, gw-b closed",
+		Disagree: "gw-a unhealthy CB open, gw-b ok",
 	}
 	d1.Health = sources.Stale
 	d1.Age = 12 * time.Second

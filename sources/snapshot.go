@@ -212,10 +212,13 @@ type WorkerView struct {
 	// Restarted is true when a restart was seen inside the window.
 	Restarted bool
 	// Disagree is "" when the gateway replicas that report on this worker
-	// agree; otherwise a one-line reason: health or circuit-breaker state
-	// differs, one replica does not list it, or their in-flight views are
-	// wildly skewed (the worker's share of each replica's in-flight load
-	// differs by 40 points or more). Computed by the store from Router.
+	// agree; otherwise a one-line reason: their health or circuit-breaker
+	// views differ ("gateway-0 ok, gateway-1 unhealthy CB open"), a
+	// replica that lists other workers does not list it, or their
+	// in-flight views are wildly skewed (the worker's share of each
+	// replica's in-flight requests to its pool differs by 50 points or
+	// more, on replicas carrying at least 8). Computed by the store from
+	// Router.
 	Disagree string
 }
 

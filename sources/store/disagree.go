@@ -58,11 +58,8 @@ func markDisagreement(snap *sources.Snapshot) {
 		if missing := notListedBy(w, snap.Gateways, listing); missing != "" {
 			why = append(why, "not listed by "+missing)
 		}
-		if d := differs(w.Router, func(r *sources.RouterView) sources.Reading { return r.Health }, healthWord); d != "" {
-			why = append(why, "health "+d)
-		}
-		if d := differs(w.Router, func(r *sources.RouterView) sources.Reading { return r.CB }, cbWord); d != "" {
-			why = append(why, "circuit "+d)
+		if d := states(w.Router); d != "" {
+			why = append(why, d)
 		}
 		lo, hi := math.Inf(1), math.Inf(-1)
 		var parts []string
@@ -99,23 +96,44 @@ func notListedBy(w *sources.WorkerView, gws []sources.GatewayView, listing map[s
 	return strings.Join(out, ", ")
 }
 
-// differs returns "gateway-0 healthy, gateway-1 unhealthy" when the
-// replicas exposing a state disagree on it, else "".
-func differs(views []sources.RouterView, get func(*sources.RouterView) sources.Reading, word func(float64) string) string {
+// states returns each replica's view of a worker's health and circuit
+// breaker — "gateway-0 ok, gateway-1 unhealthy CB open" — when the
+// replicas exposing them disagree, else "".
+func states(views []sources.RouterView) string {
+	type st struct{ health, cb float64 }
 	var parts []string
-	first, same, n := 0.0, true, 0
+	var first st
+	n, same := 0, true
 	for i := range views {
-		r := get(&views[i])
-		if !r.Present || !sources.Finite(r.Value) {
+		r := &views[i]
+		h, c := r.Health, r.CB
+		if !(h.Present && sources.Finite(h.Value)) && !(c.Present && sources.Finite(c.Value)) {
 			continue
 		}
+		s := st{health: 1, cb: 0} // a state not exposed counts as fine
+		if h.Present && sources.Finite(h.Value) {
+			s.health = h.Value
+		}
+		if c.Present && sources.Finite(c.Value) {
+			s.cb = c.Value
+		}
 		if n == 0 {
-			first = r.Value
-		} else if r.Value != first {
+			first = s
+		} else if s != first {
 			same = false
 		}
 		n++
-		parts = append(parts, views[i].Replica+" "+word(r.Value))
+		word := ""
+		if s.health != 1 {
+			word = healthWord(s.health)
+		}
+		if s.cb != 0 {
+			word = strings.TrimSpace(word + " CB " + cbWord(s.cb))
+		}
+		if word == "" {
+			word = "ok"
+		}
+		parts = append(parts, r.Replica+" "+word)
 	}
 	if n < 2 || same {
 		return ""

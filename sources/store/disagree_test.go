@@ -51,7 +51,7 @@ func TestReplicasDisagreeAboutAWorker(t *testing.T) {
 	for _, w := range snap.Workers {
 		got[w.Name] = w.Disagree
 	}
-	for _, want := range []string{"health gw-a:29000 unhealthy, gw-b:29000 healthy", "circuit gw-a:29000 open, gw-b:29000 closed"} {
+	for _, want := range []string{"gw-a:29000 unhealthy CB open, gw-b:29000 ok"} {
 		if !strings.Contains(got[k1], want) {
 			t.Errorf("%s: Disagree = %q, want it to contain %q", k1, got[k1], want)
 		}
