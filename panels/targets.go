@@ -228,13 +228,17 @@ func generation(ts *sources.TargetStatus, m *marks) cell {
 	return cell{}
 }
 
-// bytesCell is "142k" when nothing was compressed, else "18k/142k".
+// bytesCell is "142k" when nothing was compressed, else "18k/142k"
+// (wire/body).
 func bytesCell(ts *sources.TargetStatus) cell {
 	if ts.BytesWire == 0 && ts.BytesBody == 0 {
 		return cell{}
 	}
-	if ts.BytesWire == ts.BytesBody || ts.BytesWire == 0 {
+	switch {
+	case ts.BytesWire == ts.BytesBody || ts.BytesWire == 0:
 		return txt(num(float64(ts.BytesBody)))
+	case ts.BytesBody == 0: // an error response: its body is not decoded
+		return txt(num(float64(ts.BytesWire)))
 	}
 	return txt(num(float64(ts.BytesWire)) + "/" + num(float64(ts.BytesBody)))
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"io"
+	"log"
 	"strings"
 	"testing"
 
@@ -59,3 +61,7 @@ func TestTargetsViewKey(t *testing.T) {
 		}
 	}
 }
+
+func tea_WindowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+func quietLog() *log.Logger { return log.New(io.Discard, "", 0) }
