@@ -160,16 +160,24 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	var args2 []string
+	var all, gws []string
 	for _, e := range eps {
 		fmt.Fprintf(stdout, "%-10s %-8s %s\n", e.Name, e.Role, e.MetricsURL)
 		flagName := e.Role.String()
 		if e.Role == sources.RoleUnified {
 			flagName = "worker"
 		}
-		args2 = append(args2, "--"+flagName+" "+e.MetricsURL)
+		all = append(all, "--"+flagName+" "+e.MetricsURL)
+		if e.Role == sources.RoleGateway {
+			gws = append(gws, "--gateway "+e.MetricsURL)
+		}
 	}
-	fmt.Fprintf(stdout, "\nscrape it with:\n  pdtop %s\n\nCtrl-C stops.\n", strings.Join(args2, " "))
+	if f.Config().Gateway == sim.Gateway2026 {
+		// The 2026 router has no worker list: every worker is named.
+		fmt.Fprintf(stdout, "\nscrape it with:\n  pdtop %s\n\nCtrl-C stops.\n", strings.Join(all, " "))
+	} else {
+		fmt.Fprintf(stdout, "\nscrape it with (the workers are discovered from the gateways):\n  pdtop %s\n\nCtrl-C stops.\n", strings.Join(gws, " "))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	f.Run(ctx, sf.speed)
