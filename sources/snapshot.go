@@ -337,6 +337,10 @@ type Snapshot struct {
 	// Discovery is each gateway replica's worker-list status, by gateway
 	// name; empty when discovery is off.
 	Discovery []DiscoveryStatus
+
+	// Notice is one line from the data source for the footer: the demo
+	// scenario playing, a replay's position. Empty when there is none.
+	Notice string
 }
 
 // WorkersByRole returns the workers with role r, in display order.

@@ -182,12 +182,16 @@ func tabTitle(t string, level int) string {
 
 // footer shows the key hints and, when paused, says so.
 func (m *Model) footer() string {
-	m.help.Width = m.width
-	s := m.help.ShortHelpView(m.keys.ShortHelp())
+	st := m.cfg.Styles
+	var lead string
 	if m.paused {
-		s = m.cfg.Styles.Warn.Render("PAUSED — scraping continues; p resumes") + "  " + s
+		lead = st.Warn.Render("PAUSED — scraping continues; p resumes") + "  "
 	}
-	return s
+	if m.shown != nil && m.shown.Notice != "" {
+		lead += st.Accent.Render(m.shown.Notice) + "  "
+	}
+	m.help.Width = m.width - ansi.StringWidth(lead)
+	return lead + m.help.ShortHelpView(m.keys.ShortHelp())
 }
 
 // helpView lists the keys that work here: the app's and the focused

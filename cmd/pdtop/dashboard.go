@@ -137,8 +137,12 @@ func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) er
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start(ctx)
+	var backend sources.Backend = live
+	if f.notice != nil {
+		backend = noticeBackend{Backend: live, notice: f.notice}
+	}
 	m := ui.New(ui.Config{
-		Backend:  live,
+		Backend:  backend,
 		Interval: vf.interval,
 		Timeout:  vf.timeout,
 		Window:   vf.window,
@@ -225,3 +229,15 @@ func logFailures(l *slog.Logger) func(sources.Target, sources.ScrapeResult) {
 func defaultHTTP() pconfig.HTTPClientConfig { return pconfig.HTTPClientConfig{EnableHTTP2: true} }
 
 func dirOf(path string) string { return filepath.Dir(path) }
+
+// noticeBackend adds a footer notice to every snapshot of a backend.
+type noticeBackend struct {
+	sources.Backend
+	notice func() string
+}
+
+func (b noticeBackend) Snapshot(window time.Duration) *sources.Snapshot {
+	s := b.Backend.Snapshot(window)
+	s.Notice = b.notice()
+	return s
+}

@@ -131,7 +131,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Run(ctx, sf.speed)
-	return dashboard(ctx, demoFleet(f, eps), vf, stdout)
+	fl := demoFleet(f, eps)
+	fl.notice = func() string {
+		name, at := f.Scenario()
+		return fmt.Sprintf("demo: %s %s", name, fmtClock(at))
+	}
+	return dashboard(ctx, fl, vf, stdout)
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {
@@ -182,4 +187,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	f.Run(ctx, sf.speed)
 	return nil
+}
+
+// fmtClock formats a scenario offset as m:ss.
+func fmtClock(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }

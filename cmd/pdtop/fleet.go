@@ -37,6 +37,9 @@ type fleet struct {
 	follow func(ctx context.Context, set func([]sources.Target))
 	// secrets are scrubbed from every log line.
 	secrets []config.Secret
+	// notice, when set, supplies the footer's notice line (the demo
+	// scenario playing).
+	notice func() string
 }
 
 // targetHTTP is one target's HTTP settings and where they were given.

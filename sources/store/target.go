@@ -33,6 +33,7 @@ type column struct {
 	counter bool    // reset-corrected cumulative
 	lastRaw float64 // last raw value seen (NaN before the first)
 	offset  float64 // added to raw values: sum of pre-reset values
+	seenAt  int     // the scrape number (targetState.samples) that last had it
 }
 
 // histLayout lists, for one (signal, key) histogram, its column indexes.
@@ -169,12 +170,17 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 			// Prometheus' rule: any decrease is a reset; the pre-reset value
 			// is added back so the corrected series stays monotonic.
 			c.offset += c.lastRaw
-			if decreased == "" && c.part != partSum {
+			// Only a series present in the previous scrape says the process
+			// restarted now: lazily created series (cached_tokens_total,
+			// labelled counters) reappear later, lower, after the restart
+			// was already seen.
+			if decreased == "" && c.part != partSum && c.seenAt == ts.samples {
 				decreased = fmt.Sprintf("counter went down (%s %s → %s)",
 					sourceName(obs, c.sig), fmtNum(c.lastRaw), fmtNum(raw))
 			}
 		}
 		c.lastRaw = raw
+		c.seenAt = ts.samples + 1
 		set(i, raw+c.offset)
 	}
 
