@@ -135,7 +135,7 @@ func fromConfig(c *config.File) *fleet {
 	}
 	for i, w := range c.Targets {
 		t := sources.Target{ID: w.URL.String(), URL: w.URL.Full(), Name: w.Name, Role: w.Role,
-			Origin: sources.OriginConfig, Auth: w.HTTP.Auth()}
+			Origin: sources.OriginConfig, Auth: w.HTTP.Auth(), Addr: w.WorkerAddr}
 		f.targets = append(f.targets, t)
 		f.http[t.ID] = targetHTTP{field: fmt.Sprintf("targets[%d]", i), http: w.HTTP, allowInsecure: w.AllowInsecureCredentials}
 	}

@@ -146,7 +146,7 @@ func (e *Reexport) Scrape(ctx context.Context, t sources.Target) sources.ScrapeR
 // first, then the others. ok is false when no re-export has it; the
 // result then carries direct (or, without one, the re-export's error).
 func (e *Reexport) lookup(ctx context.Context, t sources.Target, direct *sources.ScrapeError) (sources.ScrapeResult, bool) {
-	key := sources.WorkerKey(t.URL)
+	key := t.Key()
 	e.mu.Lock()
 	gws := append([]*reexportGW(nil), e.gws...)
 	e.mu.Unlock()

@@ -88,6 +88,10 @@ type Target struct {
 	URL  URL    // metrics URL; prints without its query string
 	Name string // display name (host:port unless configured)
 	Role sources.Role
+	// WorkerAddr is the host:port the gateways know this worker by, when
+	// pdtop reaches it at another address (a proxy, an ingress); "" =
+	// the URL's host:port.
+	WorkerAddr string
 	HTTP HTTP
 	// AllowInsecureCredentials permits credentials over plain http to a
 	// non-loopback host.
@@ -141,6 +145,7 @@ type rawTarget struct {
 	URL                      string                   `yaml:"url"`
 	Name                     string                   `yaml:"name"`
 	Role                     string                   `yaml:"role"`
+	WorkerAddr               string                   `yaml:"worker_addr"`
 	AllowInsecureCredentials bool                     `yaml:"allow_insecure_credentials"`
 	HTTP                     pconfig.HTTPClientConfig `yaml:",inline"`
 }
@@ -325,6 +330,13 @@ func (t rawTarget) validate(field, dir string) (Target, error) {
 		if out.Role == sources.RoleUnknown || out.Role == sources.RoleGateway {
 			return Target{}, fmt.Errorf("%s.role: %q is not one of prefill, decode, unified (gateways go under gateways:)", field, t.Role)
 		}
+	}
+	if a := strings.TrimSpace(t.WorkerAddr); a != "" {
+		k := sources.WorkerKey(a)
+		if host, port, err := net.SplitHostPort(k); err != nil || host == "" || port == "" || strings.ContainsAny(k, " @") {
+			return Target{}, fmt.Errorf("%s.worker_addr: %q is not host:port (the address the gateways list this worker under)", field, t.WorkerAddr)
+		}
+		out.WorkerAddr = k
 	}
 	if out.HTTP, err = checkHTTP(field, t.HTTP, dir); err != nil {
 		return Target{}, err

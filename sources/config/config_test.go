@@ -132,6 +132,7 @@ func TestErrorsNameTheFieldOrLine(t *testing.T) {
 		{"discovery:\n  allow_networks: [\"metadata.internal\"]\n", `discovery.allow_networks: entry 0 "metadata.internal" is not an IP or CIDR`},
 		{"discovery:\n  interval: 10ms\n", "discovery.interval: 10ms is too short"},
 		{"targets:\n  - url: w:1\n    name: \"a\\x1b[2Jb\"\n", "targets[0].name"},
+		{"targets:\n  - url: w:1\n    worker_addr: justahost\n", `targets[0].worker_addr: "justahost" is not host:port`},
 	} {
 		_, err := Parse([]byte(c.doc), "")
 		if err == nil {
@@ -152,6 +153,9 @@ func TestCredentialsOverHTTPRules(t *testing.T) {
 	mustParse(t, "targets:\n  - url: http://127.0.0.1:1\n    bearer_token: abcd\n  - url: http://localhost:2\n    bearer_token: abcd\n")
 	mustParse(t, "targets:\n  - url: http://w.example:1\n    bearer_token: abcd\n    allow_insecure_credentials: true\n")
 	mustParse(t, "targets:\n  - url: https://w.example:1\n    bearer_token: abcd\n")
+	if a := mustParse(t, "targets:\n  - url: https://proxy:8443\n    worker_addr: http://10.0.0.1:30001\n").Targets[0].WorkerAddr; a != "10.0.0.1:30001" {
+		t.Fatalf("worker_addr = %q", a)
+	}
 	// The gateway's API URL is checked too.
 	if _, err := Parse([]byte("gateways:\n  - url: https://gw:29000\n    api_url: http://gw:30000\n    bearer_token: abcd\n"), ""); err == nil ||
 		!strings.Contains(err.Error(), "gateways[0]: credentials would go over plain http to http://gw:30000") {

@@ -192,7 +192,7 @@ func (d *Discoverer) apply() []sources.DiscoveryStatus {
 	out := append([]sources.Target(nil), d.static...)
 	for i, t := range out {
 		if t.Role != sources.RoleGateway {
-			staticKeys[sources.WorkerKey(t.URL)] = i
+			staticKeys[t.Key()] = i
 		}
 	}
 	type cand struct {

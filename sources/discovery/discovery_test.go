@@ -393,3 +393,21 @@ func TestBlockedAddresses(t *testing.T) {
 		}
 	}
 }
+
+// A worker configured at a proxy address with worker_addr set to the
+// address its gateway lists is one target, not two.
+func TestStaticWorkerBehindAProxy(t *testing.T) {
+	srv := gatewayServer(t, map[string]any{"/workers": map[string]any{"workers": []map[string]any{
+		{"id": "a", "url": "http://10.0.0.1:30001", "worker_type": "prefill", "connection_mode": "http"},
+		{"id": "b", "url": "http://10.0.0.2:30001", "worker_type": "prefill", "connection_mode": "http"}}}})
+	gw := gwTarget(srv, "gw")
+	proxied := sources.Target{ID: "https://proxy:8443/metrics", URL: "https://proxy:8443/metrics", Name: "p1-tls",
+		Origin: sources.OriginConfig, Addr: "10.0.0.1:30001"}
+	st := store.New(store.Options{})
+	d := newDiscoverer(t, []sources.Target{gw, proxied}, []Gateway{{Target: gw}}, st, nil, Options{})
+	d.Refresh(context.Background())
+	got := byName(st.Targets())
+	if len(got) != 3 || got["p1-tls"].Role != sources.RolePrefill || got["10.0.0.2:30001"].Origin != sources.OriginGateway {
+		t.Fatalf("targets %+v", got)
+	}
+}

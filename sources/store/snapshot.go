@@ -72,7 +72,7 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot 
 	}
 	for i := range snap.Workers {
 		w := &snap.Workers[i]
-		key := sources.WorkerKey(w.ID)
+		key := workers[i].t.Key()
 		for gi, g := range gateways {
 			if rv, ok := g.routerView(key, snap.Gateways[gi].Name, window); ok {
 				w.Router = append(w.Router, rv)
