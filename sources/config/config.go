@@ -92,7 +92,7 @@ type Target struct {
 	// pdtop reaches it at another address (a proxy, an ingress); "" =
 	// the URL's host:port.
 	WorkerAddr string
-	HTTP HTTP
+	HTTP       HTTP
 	// AllowInsecureCredentials permits credentials over plain http to a
 	// non-loopback host.
 	AllowInsecureCredentials bool
