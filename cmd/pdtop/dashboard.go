@@ -208,17 +208,24 @@ func logFailures(l *slog.Logger) func(sources.Target, sources.ScrapeResult) {
 			return
 		}
 		class := sources.ErrNone
-		if r.Err != nil {
+		switch {
+		case r.Err != nil:
 			class = r.Err.Class
+		case r.Via != "" && r.DirectErr != nil:
+			class = "via " + r.DirectErr.Class
 		}
 		mu.Lock()
 		prev, seen := last[t.ID]
 		last[t.ID] = class
 		mu.Unlock()
 		switch {
-		case class != sources.ErrNone && class != prev:
+		case class == prev:
+		case r.Err != nil:
 			l.Warn("scrape failed", "target", t.ID, "role", t.Role.String(), "class", string(class), "error", r.Err.Message)
-		case class == sources.ErrNone && seen && prev != sources.ErrNone:
+		case r.Via != "" && r.DirectErr != nil:
+			l.Warn("scrape failed; reading the worker through its gateway", "target", t.ID, "via", r.Via,
+				"class", string(r.DirectErr.Class), "error", r.DirectErr.Message)
+		case seen && prev != sources.ErrNone:
 			l.Info("scrape recovered", "target", t.ID)
 		}
 	}

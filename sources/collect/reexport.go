@@ -139,6 +139,7 @@ func (e *Reexport) Scrape(ctx context.Context, t sources.Target) sources.ScrapeR
 		return res
 	}
 	alt.DirectErr = res.Err
+	alt.Duration = max(alt.Duration, res.Duration) // they ran side by side
 	return alt
 }
 
