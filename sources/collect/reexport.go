@@ -45,8 +45,14 @@ type Reexport struct {
 
 	mu      sync.Mutex
 	gws     []*reexportGW
-	rescued map[string]bool // targets whose last data came through a re-export
+	rescued map[string]bool      // targets whose last data came through a re-export
+	missed  map[string]time.Time // targets no re-export had, until when not to look again
 }
+
+// missBackoff is how long a worker no re-export had is not looked up
+// again (at least; 15 refreshes otherwise): a dead worker is in no
+// gateway's re-export, and /engine_metrics can be large.
+const missBackoff = 10 * time.Second
 
 type reexportGW struct {
 	id, name string
@@ -123,11 +129,15 @@ func (e *Reexport) Scrape(ctx context.Context, t sources.Target) sources.ScrapeR
 			e.setRescued(t.ID, false)
 			return res
 		}
+		if e.backingOff(t.ID) {
+			return res
+		}
 		if alt, ok := e.lookup(ctx, t, res.Err); ok {
 			alt.Duration += res.Duration
 			e.setRescued(t.ID, true)
 			return alt
 		}
+		e.miss(t.ID)
 		return res
 	}
 	direct := make(chan sources.ScrapeResult, 1)
@@ -141,6 +151,24 @@ func (e *Reexport) Scrape(ctx context.Context, t sources.Target) sources.ScrapeR
 	alt.DirectErr = res.Err
 	alt.Duration = max(alt.Duration, res.Duration) // they ran side by side
 	return alt
+}
+
+// backingOff reports whether t was missing from every re-export recently.
+func (e *Reexport) backingOff(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.now().Before(e.missed[id])
+}
+
+// miss records that no re-export had t.
+func (e *Reexport) miss(id string) {
+	wait := max(missBackoff, 15*e.MaxAge)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.missed == nil {
+		e.missed = map[string]time.Time{}
+	}
+	e.missed[id] = e.now().Add(wait)
 }
 
 // lookup finds t's figures in a gateway's re-export: t's own gateway

@@ -119,17 +119,31 @@ func TestReexportFallbackAndDirectWins(t *testing.T) {
 	}
 }
 
-// A worker missing from every re-export keeps its direct error.
+// A worker missing from every re-export (a dead worker is) keeps its
+// direct error, and the gateway is not asked about it again for a while.
 func TestReexportMissKeepsTheDirectError(t *testing.T) {
+	now := t0
+	clock := func() time.Time { return now }
 	addr := refusedAddr(t)
 	var hits atomic.Int32
 	gw := reexportGateway(t, refusedAddr(t), &hits)
-	re := &Reexport{Scraper: newScraper(t, nil)}
+	re := &Reexport{Scraper: newScraper(t, clock), MaxAge: time.Second, Clock: clock}
 	re.AddGateway("gw", "gw", []string{gw.URL}, ReexportAuto)
 	w := sources.Target{ID: "w", URL: "http://" + addr + "/metrics", Role: sources.RoleDecode}
-	res := re.Scrape(context.Background(), w)
-	if res.Err == nil || res.Err.Class != sources.ErrRefused || res.Via != "" || res.Obs != nil {
-		t.Fatalf("got err %v via %q", res.Err, res.Via)
+	for i := 0; i < 12; i++ {
+		res := re.Scrape(context.Background(), w)
+		if res.Err == nil || res.Err.Class != sources.ErrRefused || res.Via != "" || res.Obs != nil {
+			t.Fatalf("got err %v via %q", res.Err, res.Via)
+		}
+		now = now.Add(time.Second)
+	}
+	if hits.Load() != 1 {
+		t.Fatalf("gateway asked %d times in 12 s about a worker it does not have, want once", hits.Load())
+	}
+	now = now.Add(5 * time.Second)
+	re.Scrape(context.Background(), w)
+	if hits.Load() != 2 {
+		t.Fatalf("gateway asked %d times after the back-off, want twice", hits.Load())
 	}
 }
 
