@@ -41,18 +41,18 @@ func drawTargets(c *drawCtx) []string {
 	t := &table{cols: []column{
 		{name: "target", left: true, max: 28},
 		{name: "role", left: true, prio: 1},
-		{name: "origin", left: true, prio: 3, max: 18},
+		{name: "origin", left: true, prio: 3, max: 16},
 		{name: "state", left: true},
 		{name: "error", left: true, prio: 1},
-		{name: "generation", left: true, prio: 4, max: 20},
-		{name: "scrape", unit: "time", prio: 2},
+		{name: "generation", left: true, prio: 2, max: 20},
+		{name: "scrape", unit: "time", prio: 3},
 		{name: "bytes", unit: "wire/body", prio: 5},
-		{name: "series", unit: "kept", prio: 2},
+		{name: "series", unit: "kept", prio: 3},
 		{name: "dropped", unit: "series", prio: 6},
 		{name: "skipped", unit: "families", prio: 7},
-		{name: "problems", unit: "lines", prio: 3},
+		{name: "problems", unit: "lines", prio: 4},
 		{name: "restarts", prio: 4},
-		{name: "auth", left: true, prio: 8},
+		{name: "auth", left: true, prio: 5},
 	}}
 	var details []string
 	for i := range s.Targets {
@@ -140,7 +140,7 @@ func discoveryLines(c *drawCtx) []string {
 		case d.Err != nil && d.LastSuccess.IsZero():
 			line, tn = name+": "+string(d.Err.Class)+" — "+clean(d.Err.Message, 300), toneWarn
 		default:
-			line = name + ": " + strconv.Itoa(d.Workers) + " workers from " + clean(d.API, 80) + " (" + clean(d.Shape, 40) + ")"
+			line = name + ": " + strconv.Itoa(d.Workers) + " workers (" + clean(d.Shape, 40) + ")"
 			if d.Rejected > 0 {
 				line += ", " + strconv.Itoa(d.Rejected) + " rejected"
 				tn = toneWarn
@@ -153,6 +153,7 @@ func discoveryLines(c *drawCtx) []string {
 				line += "; last refresh failed: " + string(d.Err.Class) + " — " + clean(d.Err.Message, 200)
 				tn = toneWarn
 			}
+			line += " from " + clean(d.API, 80)
 		}
 		out = append(out, paint(c.st, tn, fit("worker list "+line, c.w)))
 		for _, n := range d.Notes {

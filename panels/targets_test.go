@@ -90,7 +90,7 @@ func TestTargetsViewContent(t *testing.T) {
 		"figures read through gw-0 /engine_metrics (direct scrape: refused: connection refused by 10.0.1.1:30011)",
 		"2 unusable lines, first at line 412: expected a float value",
 		"blocked: discovered worker at 169.254.169.254 is link-local",
-		"worker list gw-0: 5 workers from http://gw-0:30000/workers (smg /workers), 1 rejected",
+		"worker list gw-0: 5 workers (smg /workers), 1 rejected from http://gw-0:30000/workers",
 		"rejected gRPC worker «grpc://10.0.0.6:50051»",
 		"worker list gw-1: auth",
 		"no Content-Type (parsed as text 0.0.4)",
