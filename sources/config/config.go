@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -381,80 +380,6 @@ func checkHTTP(field string, c pconfig.HTTPClientConfig, dir string) (HTTP, erro
 	return NewHTTP(c), nil
 }
 
-// insecure refuses credentials over plain http to a non-loopback host
-// unless allowed (robustness.md §6.5).
-func insecure(field, raw string, h HTTP, allowed bool) error {
-	if raw == "" || allowed || !h.HasCredentials() {
-		return nil
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "http" || IsLoopback(u.Hostname()) {
-		return nil
-	}
-	return fmt.Errorf("%s: credentials would go over plain http to %s; use https, or set allow_insecure_credentials: true",
-		field, sources.DisplayURL(raw))
-}
-
-// IsLoopback reports whether host is localhost or a loopback address.
-func IsLoopback(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
-// MetricsURL completes a user-given address to a metrics URL: a missing
-// scheme becomes http, an empty path /metrics. It rejects other schemes,
-// a missing host and credentials in the URL (use basic_auth instead, so
-// they are never shown).
-func MetricsURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	if raw == "" {
-		return "", errors.New("missing")
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", errors.New("not a URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("scheme %q not supported (use http or https)", u.Scheme)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return "", errors.New("no host")
-	}
-	if u.User != nil {
-		return "", errors.New("credentials in the URL are not allowed (use basic_auth or authorization, so they are never displayed)")
-	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/metrics"
-	}
-	return u.String(), nil
-}
-
-// baseURL validates scheme://host[:port] (a path is dropped).
-func baseURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.Hostname() == "" {
-		return "", errors.New("not a URL with a host")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("scheme %q not supported (use http or https)", u.Scheme)
-	}
-	if u.User != nil {
-		return "", errors.New("credentials in the URL are not allowed")
-	}
-	return u.Scheme + "://" + u.Host, nil
-}
-
 // Secrets lists every inline secret of the file, for scrubbing logs.
 func (f *File) Secrets() []Secret {
 	var out []Secret
@@ -484,32 +409,3 @@ func (f *File) Files() map[string]string {
 	return out
 }
 
-// yamlTypeNames maps decoder type names to the section they describe.
-var yamlTypeNames = strings.NewReplacer(
-	"in type config.rawFile", "at the top level",
-	"in type config.rawDiscovery", "in discovery",
-	"in type sources.Thresholds", "in thresholds",
-	"in type config.plain", "in this block",
-	"in type config.", "in ",
-)
-
-// yamlError rewrites a YAML decoding error into one readable line per
-// problem, naming the line; it quotes nothing from the document beyond
-// field names and types, so no secret value can leak through it.
-func yamlError(err error, _ []byte) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		msgs := make([]string, 0, len(te.Errors))
-		for _, m := range te.Errors {
-			msgs = append(msgs, redactValue(yamlTypeNames.Replace(m)))
-		}
-		return errors.New(strings.Join(msgs, "; "))
-	}
-	return errors.New(redactValue(strings.TrimPrefix(err.Error(), "yaml: ")))
-}
-
-// cannotUnmarshal matches yaml v2's "cannot unmarshal !!str `value` into"
-// messages, which quote the value (possibly a secret).
-var cannotUnmarshal = regexp.MustCompile("`[^`]*`")
-
-func redactValue(s string) string { return cannotUnmarshal.ReplaceAllString(s, "(value)") }
