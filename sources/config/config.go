@@ -408,4 +408,3 @@ func (f *File) Files() map[string]string {
 	}
 	return out
 }
-

@@ -83,4 +83,3 @@ func baseURL(raw string) (string, error) {
 	}
 	return u.Scheme + "://" + u.Host, nil
 }
-
