@@ -24,6 +24,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case m.showTargets && key.Matches(msg, k.Close):
 		m.showTargets = false
 		return nil
+	case m.showTargets && key.Matches(msg, k.Next, k.Prev, k.Jump, k.Zoom):
+		m.showTargets = false // back to the panels, then act on the key
+		return m.handleKey(msg)
 	case m.showTargets && !key.Matches(msg, k.Pause):
 		return m.updateFocused(msg) // scroll the targets view
 	case m.zoom && key.Matches(msg, k.Close):

@@ -59,6 +59,11 @@ func TestTargetsViewKey(t *testing.T) {
 		if strings.Contains(m.View(), "▶ Targets") {
 			t.Error("t did not toggle the targets view off")
 		}
+		press(m, "t")
+		press(m, "3") // a panel key leaves the targets view for that panel
+		if v := m.View(); strings.Contains(v, "▶ Targets") || !strings.Contains(v, "▶ KV transfer") {
+			t.Errorf("3 from the targets view:\n%s", v)
+		}
 	}
 }
 
