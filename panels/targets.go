@@ -155,7 +155,12 @@ func discoveryLines(c *drawCtx) []string {
 			}
 			line += " from " + clean(d.API, 80)
 		}
-		out = append(out, paint(c.st, tn, fit("worker list "+line, c.w)))
+		for i, l := range wrapWords("worker list "+line, c.w, 2) {
+			if i > 0 {
+				l = "    " + l
+			}
+			out = append(out, paint(c.st, tn, fit(l, c.w)))
+		}
 		for _, n := range d.Notes {
 			out = append(out, paint(c.st, toneMuted, fit("  "+clean(n, 200), c.w)))
 		}

@@ -50,7 +50,7 @@ func (r *replica) refresh(ctx context.Context, clock func() time.Time) {
 	msg := strings.Join(fails, "; ")
 	if allMissing {
 		class = sources.ErrHTTP4xx
-		msg = "no worker list (" + msg + "); the 2026 sgl-router has none: list its workers under targets"
+		msg = "no worker list (the 2026 sgl-router has none: name its workers with --prefill/--decode or under targets:); tried " + msg
 	}
 	r.status.Err = &sources.ScrapeError{Class: class, Message: sanitize.Truncate(msg, 300)}
 }
