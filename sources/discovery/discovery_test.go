@@ -224,7 +224,8 @@ func TestAPICandidates(t *testing.T) {
 	gw := gwTarget(anyPath, "gw")
 	d := newDiscoverer(t, nil, []Gateway{{Target: gw}}, nil, nil, Options{})
 	s := d.Refresh(context.Background())[0]
-	if s.Err == nil || !strings.Contains(s.Err.Message, anyPath.URL) || !strings.Contains(s.Err.Message, ":30000") {
+	if s.Err == nil || !strings.Contains(s.Err.Message, anyPath.URL) || !strings.Contains(s.Err.Message, ":30000") ||
+		!strings.HasPrefix(s.Err.Message, "no worker list") {
 		t.Fatalf("status %+v", s.Err)
 	}
 }

@@ -24,7 +24,9 @@ func (r *replica) refresh(ctx context.Context, clock func() time.Time) {
 	}
 	var fails []string
 	class := sources.ErrOther
-	allMissing := true
+	// noList: some base answered without a worker list and the others
+	// did not answer at all (refused, timeout, DNS): the gateway has none.
+	missingSeen, otherErr := false, false
 	for _, base := range bases {
 		ws, rejected, shape, se, missing := r.ask(ctx, base)
 		if se == nil {
@@ -38,7 +40,12 @@ func (r *replica) refresh(ctx context.Context, clock func() time.Time) {
 			r.status.Notes = notes(rejected)
 			return
 		}
-		allMissing = allMissing && missing
+		switch {
+		case missing:
+			missingSeen = true
+		case se.Class != sources.ErrRefused && se.Class != sources.ErrTimeout && se.Class != sources.ErrDNS && se.Class != sources.ErrNetwork:
+			otherErr = true
+		}
 		if len(fails) == 0 {
 			class = se.Class
 		}
@@ -48,7 +55,7 @@ func (r *replica) refresh(ctx context.Context, clock func() time.Time) {
 		}
 	}
 	msg := strings.Join(fails, "; ")
-	if allMissing {
+	if missingSeen && !otherErr {
 		class = sources.ErrHTTP4xx
 		msg = "no worker list (the 2026 sgl-router has none: name its workers with --prefill/--decode or under targets:); tried " + msg
 	}
