@@ -84,7 +84,7 @@ func TestTargetsViewContent(t *testing.T) {
 	p.SetSize(200, 60)
 	v := p.View()
 	for _, want := range []string{
-		"auth 401", "timeout", "STALE 12s", "tls", "DOWN", "config", "SLOW", "pending", "up via gw",
+		"auth 401", "timeout", "STALE 10s", "tls", "DOWN", "config", "SLOW", "pending", "up via gw",
 		"gw gw-0", "smg gateway", "sglang worker", "3.1k/21k", "142k", "bearer",
 		"auth failed — check credentials (HTTP 401)",
 		"figures read through gw-0 /engine_metrics (direct scrape: refused: connection refused by 10.0.1.1:30011)",

@@ -111,7 +111,7 @@ func TestEveryFaultClassOnScreen(t *testing.T) {
 	m := New(Config{Backend: live, Interval: time.Second, Window: time.Minute})
 	m.Update(tea_WindowSize(200, 60))
 	m.Update(snapMsg{snap: live.Snapshot(time.Minute)})
-	press(m, "t")
+	hit(m, "t")
 	v := m.View()
 	if testing.Verbose() {
 		t.Log("\n" + v)
@@ -150,7 +150,7 @@ func TestEveryFaultClassOnScreen(t *testing.T) {
 	// Restarts panel lists the failing targets too.
 	m.Update(tea_WindowSize(80, 24))
 	noControls(t, m.View())
-	press(m, "esc")
+	hit(m, "esc")
 	m.setFocus(5)
 	m.zoom = true
 	m.layout()

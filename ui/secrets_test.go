@@ -92,9 +92,9 @@ func TestCredentialsNeverOnScreen(t *testing.T) {
 			m.layout()
 			frames = append(frames, m.View())
 		}
-		press(m, "t")
+		hit(m, "t")
 		frames = append(frames, m.View())
-		press(m, "?")
+		hit(m, "?")
 		frames = append(frames, m.View())
 		for _, fr := range frames {
 			for _, s := range []string{secret, pass} {

@@ -3,6 +3,7 @@ package ui
 import (
 	"io"
 	"log"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,18 +12,8 @@ import (
 	"github.com/pdtop/pdtop/sources/sim"
 )
 
-func press(m *Model, k string) {
-	var msg tea.KeyMsg
-	switch k {
-	case "esc":
-		msg = tea.KeyMsg{Type: tea.KeyEsc}
-	case "down":
-		msg = tea.KeyMsg{Type: tea.KeyDown}
-	default:
-		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
-	}
-	m.Update(msg)
-}
+// hit sends one key to m, as typed.
+func hit(m *Model, k string) { m.Update(press(k)) }
 
 // t opens the targets view over the whole body, ? lists t and the view's
 // own keys, esc (or t) goes back to the panels.
@@ -35,7 +26,12 @@ func TestTargetsViewKey(t *testing.T) {
 		if strings.Contains(m.View(), "Targets ━") {
 			t.Fatal("targets view open before t")
 		}
-		press(m, "t")
+		hit(m, "?")
+		if h := m.View(); !regexp.MustCompile(`\bt\s+targets view`).MatchString(h) {
+			t.Errorf("help on the dashboard does not list t:\n%s", h)
+		}
+		hit(m, "esc")
+		hit(m, "t")
 		v := m.View()
 		checkSize(t, v, size[0], size[1])
 		for _, want := range []string{"▶ Targets", "gateway-0", "prefill-1", "decode-1", "smg gateway", "sglang worker", "up"} {
@@ -43,24 +39,24 @@ func TestTargetsViewKey(t *testing.T) {
 				t.Errorf("%dx%d targets view lacks %q:\n%s", size[0], size[1], want, v)
 			}
 		}
-		press(m, "?")
+		hit(m, "?")
 		h := m.View()
-		if !strings.Contains(h, "t targets") || !strings.Contains(h, "Targets keys") {
+		if !strings.Contains(h, "esc/t back to the panels") || strings.Contains(h, "Targets keys") {
 			t.Errorf("help over the targets view lacks t or the view's keys:\n%s", h)
 		}
-		press(m, "esc") // closes help
-		press(m, "down")
-		press(m, "esc") // closes the targets view
+		hit(m, "esc") // closes help
+		hit(m, "down")
+		hit(m, "esc") // closes the targets view
 		if strings.Contains(m.View(), "▶ Targets") {
 			t.Errorf("esc did not close the targets view:\n%s", m.View())
 		}
-		press(m, "t")
-		press(m, "t")
+		hit(m, "t")
+		hit(m, "t")
 		if strings.Contains(m.View(), "▶ Targets") {
 			t.Error("t did not toggle the targets view off")
 		}
-		press(m, "t")
-		press(m, "3") // a panel key leaves the targets view for that panel
+		hit(m, "t")
+		hit(m, "3") // a panel key leaves the targets view for that panel
 		if v := m.View(); strings.Contains(v, "▶ Targets") || !strings.Contains(v, "▶ KV transfer") {
 			t.Errorf("3 from the targets view:\n%s", v)
 		}

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
+	"github.com/muesli/termenv"
 	pconfig "github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
@@ -36,7 +38,7 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	f, err := liveFleet(fs, &vf, &tf)
+	f, err := liveFleet(fs, &vf, &tf, true)
 	if err != nil {
 		return err
 	}
@@ -45,8 +47,10 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 
 // liveFleet merges the config file (if any) and the flags into a fleet:
 // flags given explicitly win over the file, flag targets are added to its
-// targets. Every error names the flag or the config field.
-func liveFleet(fs *flag.FlagSet, vf *viewFlags, tf *targetFlags) (*fleet, error) {
+// targets. timing says whether the file's interval, timeout and window
+// apply (not for a snapshot, whose --window is how long it scrapes).
+// Every error names the flag or the config field.
+func liveFleet(fs *flag.FlagSet, vf *viewFlags, tf *targetFlags, timing bool) (*fleet, error) {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	f := &fleet{http: map[string]targetHTTP{}}
@@ -58,7 +62,7 @@ func liveFleet(fs *flag.FlagSet, vf *viewFlags, tf *targetFlags) (*fleet, error)
 		}
 		f = fromConfig(c)
 		for name, v := range map[string]time.Duration{"interval": c.Interval, "timeout": c.Timeout, "window": c.Window} {
-			if v == 0 || set[name] {
+			if v == 0 || set[name] || !timing {
 				continue
 			}
 			switch name {
@@ -123,6 +127,7 @@ func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
+	lipgloss.SetColorProfile(colorProfile(termenv.NewOutput(os.Stdout), os.Getenv, true))
 	logger, closeLog, err := openLog(vf.logFile, f.secrets)
 	if err != nil {
 		return err
@@ -147,13 +152,42 @@ func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) er
 		Timeout:  vf.timeout,
 		Window:   vf.window,
 		Styles:   themes.NewStyles(theme),
+		Mouse:    vf.mouse,
 	})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20))
+	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20)}
+	if vf.mouse {
+		opts = append(opts, tea.WithMouseCellMotion())
+	}
+	p := tea.NewProgram(m, opts...)
 	_, err = p.Run()
 	if err == tea.ErrProgramKilled && ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// colorProfile is what the terminal can show, for lipgloss. NO_COLOR
+// chooses the mono theme (pickTheme), which has no colours at all, but it
+// must not also take away bold, faint and reverse — focus, headers and
+// critical values use them — so the profile comes from the terminal, not
+// from NO_COLOR as termenv's EnvColorProfile would have it. TERM=dumb gets
+// plain text. tmux and screen report TERM=screen*, which termenv takes for
+// a terminal without colour although it has the 16 ANSI colours the themes
+// use.
+func colorProfile(out *termenv.Output, getenv func(string) string, tty bool) termenv.Profile {
+	term := getenv("TERM")
+	if term == "dumb" {
+		return termenv.Ascii
+	}
+	p := out.ColorProfile()
+	if p == termenv.Ascii && tty {
+		for _, prefix := range []string{"screen", "tmux", "rxvt", "vt220", "putty", "konsole", "st-"} {
+			if strings.HasPrefix(term, prefix) {
+				return termenv.ANSI
+			}
+		}
+	}
+	return p
 }
 
 func openLog(path string, secrets []config.Secret) (*slog.Logger, func(), error) {
@@ -247,4 +281,16 @@ func (b noticeBackend) Snapshot(window time.Duration) *sources.Snapshot {
 	s := b.Backend.Snapshot(window)
 	s.Notice = b.notice()
 	return s
+}
+
+// Detail passes the drill-down's request through: embedding the Backend
+// interface would otherwise hide the wrapped backend's optional
+// sources.DetailBackend, and the demo's drill-down would lose its history.
+// A wrapped backend without it gives nil (the drill-down then draws from
+// the snapshot alone).
+func (b noticeBackend) Detail(targetID string, at time.Time, window time.Duration) *sources.WorkerDetail {
+	if d, ok := b.Backend.(sources.DetailBackend); ok {
+		return d.Detail(targetID, at, window)
+	}
+	return nil
 }

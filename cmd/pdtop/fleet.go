@@ -40,6 +40,9 @@ type fleet struct {
 	// notice, when set, supplies the footer's notice line (the demo
 	// scenario playing).
 	notice func() string
+	// disco is the worker discovery backend built, nil without any
+	// gateway to discover from.
+	disco *discovery.Discoverer
 }
 
 // targetHTTP is one target's HTTP settings and where they were given.
@@ -116,6 +119,7 @@ func (f *fleet) backend(vf viewFlags, logger *slog.Logger, clock func() time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
+	f.disco = d
 	return live, func(ctx context.Context) {
 		start(ctx)
 		go d.Run(ctx)

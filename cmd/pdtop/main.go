@@ -20,6 +20,8 @@ const usage = `pdtop — a terminal dashboard for prefill/decode-disaggregated L
 Usage:
   pdtop demo [flags]            run the dashboard on an embedded demo fleet
   pdtop [flags]                 run the dashboard on a real fleet (target flags below)
+  pdtop snapshot [flags]        scrape for a few seconds, print the panels as text or JSON, exit
+  pdtop snapshot demo [flags]   the same on the embedded demo fleet
   pdtop sim [flags]             serve only the demo fleet's /metrics endpoints
   pdtop help                    this text
 
@@ -46,6 +48,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDemo(args, stdout, stderr)
 	case "sim":
 		err = runSim(args, stdout, stderr)
+	case "snapshot":
+		err = runSnapshot(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -30,6 +30,7 @@ type viewFlags struct {
 	window   time.Duration
 	theme    string
 	logFile  string
+	mouse    bool
 }
 
 func (v *viewFlags) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (v *viewFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&v.window, "window", time.Minute, "`window` for rates, quantiles and hit ratios")
 	fs.StringVar(&v.theme, "theme", "", "colour theme: dark, light, high-contrast, mono (default dark; mono when NO_COLOR is set or TERM=dumb)")
 	fs.StringVar(&v.logFile, "log", "", "write a log of scrape failures and events to this `file`")
+	fs.BoolVar(&v.mouse, "mouse", false, "use the mouse: click focuses a panel or tab, the wheel scrolls (off by default so the terminal's own selection works)")
 }
 
 func (v *viewFlags) validate() error {

@@ -92,3 +92,14 @@ func (l *Live) Snapshot(window time.Duration) *sources.Snapshot {
 	s.Thresholds = l.Thresholds.WithDefaults()
 	return s
 }
+
+// Detail returns one target's full history for the drill-down
+// (sources.DetailBackend).
+func (l *Live) Detail(targetID string, at time.Time, window time.Duration) *sources.WorkerDetail {
+	if at.IsZero() {
+		at = l.now()
+	}
+	return l.Store.Detail(at, targetID, window)
+}
+
+var _ sources.DetailBackend = (*Live)(nil)
