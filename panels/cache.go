@@ -214,15 +214,8 @@ func cacheCauses(s *sources.Snapshot, ws []*sources.WorkerView, m *marks) []stri
 			m.restart = true
 			out = append(out, markRestart+" "+clean(w.Name, 30)+" restarted: cold cache")
 		}
-		if len(w.Router) > 1 {
-			h0, c0 := w.Router[0].Health, w.Router[0].CB
-			for _, r := range w.Router[1:] {
-				if r.Health.Present != h0.Present || r.Health.Value != h0.Value ||
-					r.CB.Present != c0.Present || r.CB.Value != c0.Value {
-					out = append(out, "replicas disagree on "+clean(w.Name, 30)+" (health/circuit)")
-					break
-				}
-			}
+		if w.Disagree != "" {
+			out = append(out, "⇄ replicas disagree on "+clean(w.Name, 30)+": "+clean(w.Disagree, 200))
 		}
 		if ev := w.Readings.Get(sources.SigEvictedTokens); ev.Present && ev.Value > 0 {
 			out = append(out, clean(w.Name, 30)+" evicting "+num(ev.Value)+" tok/s: KV pressure")

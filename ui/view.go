@@ -90,6 +90,8 @@ func (m *Model) layout() {
 		}
 	}
 	m.drill.SetSize(m.width, h)
+	m.targets.SetSize(m.width, max(0, m.height-2))
+	m.targets.SetFocused(true)
 }
 
 // View draws exactly width × height cells.
@@ -125,6 +127,8 @@ func (m *Model) View() string {
 		b.WriteString(m.helpView(h))
 	case m.drilling:
 		b.WriteString(m.drill.View())
+	case m.showTargets:
+		b.WriteString(m.targets.View())
 	case m.mode() == modeTabs:
 		b.WriteString(m.tabBar())
 		b.WriteByte('\n')
