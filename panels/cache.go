@@ -22,7 +22,7 @@ func drawCache(c *drawCtx) []string {
 		return message(c, "no gateways or prefill workers in this fleet")
 	}
 	gt := gatewayHitTable(s, pool, m)
-	causes := wrapWords(cacheCauses(s, ws, m), c.w)
+	causes := wrapLines(cacheCauses(s, ws, m), c.w)
 	wt := workerHitTable(s, c.keep(ws), pool, m)
 	wt.empty = c.noMatch("prefill worker")
 	for i, l := range causes {
@@ -224,15 +224,8 @@ func cacheCauses(s *sources.Snapshot, ws []*sources.WorkerView, m *marks) []stri
 			m.restart = true
 			out = append(out, markRestart+" "+clean(w.Name, 30)+" restarted: cold cache")
 		}
-		if len(w.Router) > 1 {
-			h0, c0 := w.Router[0].Health, w.Router[0].CB
-			for _, r := range w.Router[1:] {
-				if r.Health.Present != h0.Present || r.Health.Value != h0.Value ||
-					r.CB.Present != c0.Present || r.CB.Value != c0.Value {
-					out = append(out, "replicas disagree on "+clean(w.Name, 30)+" (health/circuit)")
-					break
-				}
-			}
+		if w.Disagree != "" {
+			out = append(out, "⇄ replicas disagree on "+clean(w.Name, 30)+": "+clean(w.Disagree, 200))
 		}
 		if ev := w.Readings.Get(sources.SigEvictedTokens); ev.Present && ev.Value > 0 {
 			out = append(out, clean(w.Name, 30)+" evicting "+num(ev.Value)+" tok/s: KV pressure")

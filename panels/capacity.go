@@ -83,10 +83,10 @@ func drawCapacity(c *drawCtx) []string {
 	m.note("sustained = measured rate while saturated · ≥ never saturated: at least this")
 	parts := []part{fixedTablePart(c, t, 0)}
 	parts = append(parts, alertPart(c, stallLines(s, "transfer stall", "decode collapse"), 0))
-	parts = append(parts, linesPart(muteAll(c, wrapWords(methodLines(cp), c.w)), 1, 3, true))
-	parts = append(parts, linesPart(wrapWords(admissionLines(s), c.w), 2, 1, true))
+	parts = append(parts, linesPart(muteAll(c, wrapLines(methodLines(cp), c.w)), 1, 3, true))
+	parts = append(parts, linesPart(wrapLines(admissionLines(s), c.w), 2, 1, true))
 	if cs := coldLines(cp); len(cs) > 0 {
-		parts = append(parts, linesPart(wrapWords(cs, c.w), 1, 2, true))
+		parts = append(parts, linesPart(wrapLines(cs, c.w), 1, 2, true))
 	}
 	return stack(c.w, c.h, append(parts, legendPart(c, 4)))
 }
@@ -156,10 +156,10 @@ func linkRow(l sources.LinkLoad, m *marks) []cell {
 	if l.Rate.Present && l.Bandwidth.Present {
 		head = txt(bytesRate(l.Bandwidth.Value - l.Rate.Value))
 	}
-	return []cell{txt("  KV " + clean(l.Name, 20)), muted("bytes/s"), bytesCell(l.Rate, m), {}, bytesCell(l.Bandwidth, m), {}, busy, head, {}, {}}
+	return []cell{txt("  KV " + clean(l.Name, 20)), muted("bytes/s"), rateBytesCell(l.Rate, m), {}, rateBytesCell(l.Bandwidth, m), {}, busy, head, {}, {}}
 }
 
-func bytesCell(r sources.Reading, m *marks) cell {
+func rateBytesCell(r sources.Reading, m *marks) cell {
 	if !r.Present || !sources.Finite(r.Value) {
 		return m.missing(r.Source)
 	}

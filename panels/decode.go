@@ -78,7 +78,7 @@ func drawDecode(c *drawCtx) []string {
 		parts = append(parts, p)
 	}
 	if g := goodputLine(s); g != "" {
-		parts = append(parts, linesPart(wrapWords([]string{g}, c.w), 1, 1, false))
+		parts = append(parts, linesPart(wrapLines([]string{g}, c.w), 1, 1, false))
 	}
 	if st := stallLines(s, "decode collapse", "transfer stall"); len(st) > 0 {
 		parts = append(parts, alertPart(c, st, 0))

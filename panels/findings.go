@@ -75,9 +75,9 @@ func stallLines(s *sources.Snapshot, kinds ...string) []string {
 	return out
 }
 
-// wrapWords breaks each line at spaces into lines of at most w cells;
+// wrapLines breaks each line at spaces into lines of at most w cells;
 // continuation lines are indented by two.
-func wrapWords(lines []string, w int) []string {
+func wrapLines(lines []string, w int) []string {
 	if w < 10 {
 		return lines
 	}
@@ -108,7 +108,7 @@ func wrapWords(lines []string, w int) []string {
 
 // alertPart draws lines (already worded) in the warning tone, wrapped.
 func alertPart(c *drawCtx, lines []string, prio int) part {
-	lines = wrapWords(lines, c.w)
+	lines = wrapLines(lines, c.w)
 	for i, l := range lines {
 		lines[i] = paint(c.st, toneWarn, l)
 	}

@@ -37,6 +37,9 @@ func (id ID) String() string {
 	if id >= 0 && id < NumPanels {
 		return specs[id].title
 	}
+	if id == TargetsView {
+		return targetsSpec.title
+	}
 	return "panel " + strconv.Itoa(int(id))
 }
 

@@ -81,6 +81,13 @@ func drawRestarts(c *drawCtx) []string {
 		parts = append(parts, p)
 	}
 
+	// Workers the replicas disagree about.
+	if dt := disagreeTable(c); len(dt.rows) > 0 {
+		p := fixedTablePart(c, dt, 1)
+		p.gap = true
+		parts = append(parts, p)
+	}
+
 	// Restarts per target.
 	rt := &table{cols: []column{
 		{name: "restarted", left: true, max: 24},
@@ -169,4 +176,24 @@ func restartsSeen(s *sources.Snapshot) bool {
 		}
 	}
 	return false
+}
+
+// disagreeTable lists the workers whose gateway replicas disagree about
+// them (health, circuit, listing, in-flight skew: WorkerView.Disagree),
+// those the filter lets through.
+func disagreeTable(c *drawCtx) *table {
+	t := &table{cols: []column{
+		{name: "replicas disagree", left: true, max: 24},
+		{name: "role", left: true, prio: 2},
+		{name: "how", left: true, prio: 1, flex: true},
+	}}
+	for i := range c.s.Workers {
+		w := &c.s.Workers[i]
+		if w.Disagree == "" || !c.nav.match.target(w.ID) {
+			continue
+		}
+		t.rows = append(t.rows, []cell{toned("⇄ "+clean(w.Name, 40), toneWarn), muted(w.Role.String()),
+			txt(clean(w.Disagree, 300))})
+	}
+	return t
 }

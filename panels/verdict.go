@@ -93,22 +93,22 @@ func (c *detailCtx) verdictLines() []string {
 		if v.Large {
 			t = toneWarn
 		}
-		lines = append(lines, wrapWords([]string{v.Verdict}, c.iw)...)
+		lines = append(lines, wrapLines([]string{v.Verdict}, c.iw)...)
 		for i := range lines {
 			lines[i] = paint(c.st, t, lines[i])
 		}
-		for _, l := range wrapWords([]string{"compared with " + v.Basis}, c.iw) {
+		for _, l := range wrapLines([]string{"compared with " + v.Basis}, c.iw) {
 			lines = append(lines, paint(c.st, toneMuted, l))
 		}
 		for _, cs := range v.Causes {
-			for _, l := range wrapWords([]string{"· " + causeWords(cs) + ": " + cs.Evidence}, c.iw) {
+			for _, l := range wrapLines([]string{"· " + causeWords(cs) + ": " + cs.Evidence}, c.iw) {
 				lines = append(lines, paint(c.st, toneMuted, l))
 			}
 		}
 	}
 	for _, st := range c.s.Diagnosis.Stalls {
 		if st.ID == c.w.ID {
-			for _, l := range wrapWords([]string{"! " + st.Kind + " " + age(st.For) + " — " + st.Detail}, c.iw) {
+			for _, l := range wrapLines([]string{"! " + st.Kind + " " + age(st.For) + " — " + st.Detail}, c.iw) {
 				lines = append(lines, paint(c.st, toneCrit, l))
 			}
 		}

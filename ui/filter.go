@@ -86,7 +86,7 @@ func (m *Model) setFilter(f panels.Filter) {
 
 // filterShown reports whether the filter line takes a row.
 func (m *Model) filterShown() bool {
-	return !m.drilling && (m.editing || !m.filter.Empty())
+	return !m.drilling && !m.showTargets && (m.editing || !m.filter.Empty())
 }
 
 // filterLine is the / line: the input while typing, else the filter in

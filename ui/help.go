@@ -35,6 +35,17 @@ func (m *Model) baseViewKeys() (app bindings, own help.KeyMap, ownTitle string, 
 		return bindings{{back}, common}, m.drill.KeyMap(), "Worker details keys",
 			append(short, m.shortPause(), k.Quit)
 	}
+	if m.showTargets {
+		back := key.NewBinding(key.WithKeys("esc", "t"), key.WithHelp("esc/t", "back to the panels"))
+		short := []key.Binding{k.Help, with(back, "esc", "back")}
+		var own help.KeyMap
+		title := ""
+		if tk := m.targets.KeyMap(); anyEnabled(tk) {
+			own, title = tk, "Targets keys"
+			short = append(short, with(k.Down, "↓", "scroll"))
+		}
+		return bindings{{back, k.Next, k.Jump}, common}, own, title, append(short, m.shortPause(), k.Quit)
+	}
 	nav := []key.Binding{k.Next, k.Prev, k.Jump}
 	zoom := k.Zoom
 	if m.zoom {
@@ -49,7 +60,7 @@ func (m *Model) baseViewKeys() (app bindings, own help.KeyMap, ownTitle string, 
 	if selectable {
 		nav = append(nav, k.Drill)
 	}
-	nav = append(nav, k.Filter)
+	nav = append(nav, k.Filter, k.Targets)
 	switch {
 	case m.zoom:
 		nav = append(nav, with(k.Close, "esc", "unzoom panel"))
@@ -129,4 +140,16 @@ func (m *Model) helpView(h int) string {
 	body += "\n\n" + st.HelpSep.Render("esc or ? closes this help · q quits")
 	box := lipgloss.NewStyle().Border(st.FrameBorder).BorderForeground(st.Theme.Border).Padding(0, 1).Render(body)
 	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
+}
+
+// anyEnabled reports whether a key map has a key that works now.
+func anyEnabled(km help.KeyMap) bool {
+	for _, col := range km.FullHelp() {
+		for _, b := range col {
+			if b.Enabled() {
+				return true
+			}
+		}
+	}
+	return false
 }

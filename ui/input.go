@@ -49,8 +49,28 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil // the capacity view has no keys of its own
 	case m.drilling:
 		return m.drillKey(msg)
+	case key.Matches(msg, k.Targets):
+		m.showTargets = !m.showTargets
+		return nil
+	case m.showTargets:
+		return m.targetsKey(msg)
 	}
 	return m.dashboardKey(msg)
+}
+
+// targetsKey handles the keys of the targets view: esc goes back, a panel
+// key (tab, 1-6, z, /) goes back and acts, the rest scroll the view.
+func (m *Model) targetsKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Close):
+		m.showTargets = false
+		return nil
+	case key.Matches(msg, k.Next, k.Prev, k.Jump, k.Zoom, k.Filter, k.Drill):
+		m.showTargets = false
+		return m.dashboardKey(msg)
+	}
+	return m.updateFocused(msg)
 }
 
 // dashboardKey handles the keys of the panel grid (or tabs, or zoom).
@@ -126,5 +146,8 @@ func (m *Model) setStyles(st *themes.Styles) {
 		}
 	}
 	m.drill.SetStyles(st)
+	if n, ok := m.targets.(panels.Navigator); ok {
+		n.SetStyles(st)
+	}
 	m.input.PromptStyle, m.input.TextStyle = st.Accent, st.Cell
 }

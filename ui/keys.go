@@ -25,10 +25,11 @@ type KeyMap struct {
 	Down key.Binding
 	// Capacity opens and closes the capacity view.
 	Capacity key.Binding
+	// Targets toggles the full-screen targets view.
+	Targets key.Binding
 }
 
-// DefaultKeyMap returns pdtop's default keys. t is left for the targets
-// view.
+// DefaultKeyMap returns pdtop's default keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
@@ -46,6 +47,7 @@ func DefaultKeyMap() KeyMap {
 		Theme:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "next theme")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
 		Capacity: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "capacity view")),
+		Targets:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "targets view")),
 	}
 }
 
@@ -57,7 +59,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp lists every application key.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Next, k.Prev, k.Jump, k.Zoom, k.Drill, k.Filter, k.Close},
-		{k.Narrower, k.Wider, k.Pause, k.Theme, k.Capacity, k.Help, k.Quit}}
+		{k.Targets, k.Capacity, k.Narrower, k.Wider, k.Pause, k.Theme, k.Help, k.Quit}}
 }
 
 // bindings is a help.KeyMap over a fixed list, for the per-view key lists.

@@ -76,6 +76,10 @@ type Model struct {
 	detailBusy    bool
 	detailPending bool
 
+	// The targets view (t): every target's scrape health, full screen.
+	targets     panels.Panel
+	showTargets bool
+
 	// note is a one-off message in the footer, until the next key.
 	note string
 
@@ -114,6 +118,7 @@ func New(cfg Config) *Model {
 		inflight:   map[string]bool{},
 		input:      newFilterInput(),
 		drill:      panels.NewDetail(cfg.Styles),
+		targets:    panels.NewTargets(cfg.Styles),
 	}
 	if _, ok := m.player(); ok {
 		m.keys = withoutArrows(m.keys)
@@ -247,6 +252,7 @@ func (m *Model) show(s *sources.Snapshot) tea.Cmd {
 		p.SetSnapshot(s)
 	}
 	m.drill.SetSnapshot(s)
+	m.targets.SetSnapshot(s)
 	if m.drilling {
 		return m.fetchDetail()
 	}
@@ -254,6 +260,11 @@ func (m *Model) show(s *sources.Snapshot) tea.Cmd {
 }
 
 func (m *Model) updateFocused(msg tea.Msg) tea.Cmd {
+	if m.showTargets {
+		p, cmd := m.targets.Update(msg)
+		m.targets = p
+		return cmd
+	}
 	if len(m.panels) == 0 {
 		return nil
 	}

@@ -17,6 +17,12 @@ func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
 	if !wheel && !click {
 		return nil
 	}
+	if m.showTargets {
+		if wheel {
+			return m.updateFocused(msg) // scrolls the targets view
+		}
+		return nil
+	}
 	if m.drilling {
 		if wheel {
 			var cmd tea.Cmd

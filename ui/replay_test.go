@@ -10,13 +10,9 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/prometheus/common/config"
-
 	"github.com/pdtop/pdtop/sources"
-	"github.com/pdtop/pdtop/sources/collect"
 	"github.com/pdtop/pdtop/sources/record"
 	"github.com/pdtop/pdtop/sources/replay"
-	"github.com/pdtop/pdtop/sources/scrape"
 	"github.com/pdtop/pdtop/sources/sim"
 	"github.com/pdtop/pdtop/sources/store"
 	"github.com/pdtop/pdtop/themes"
@@ -43,13 +39,22 @@ func newRecordedRun(t *testing.T, cfg sim.Config) *recordedRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.scraper = collect.New(client, collect.Options{Clock: func() time.Time { return r.now }, Tap: w.Scrape})
+	r.scraper.KeepBodies(true)
 	w.Targets(r.now, r.store.Targets())
 	return &recordedRun{fleetRun: r, w: w, path: path}
+}
+
+// advance is fleetRun.advance, recording every result as it is ingested.
+func (r *recordedRun) advance(seconds int) {
+	for i := 0; i < seconds; i++ {
+		r.fleet.Step(time.Second)
+		r.now = r.now.Add(time.Second)
+		for _, t := range r.store.Targets() {
+			res := r.scraper.Scrape(context.Background(), t)
+			r.store.Ingest(res)
+			r.w.Result(t, res)
+		}
+	}
 }
 
 // view renders snap on a fresh dashboard model of the given size.

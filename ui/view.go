@@ -91,6 +91,8 @@ func (m *Model) layout() {
 		}
 	}
 	m.drill.SetSize(m.width, h)
+	m.targets.SetSize(m.width, max(0, m.height-2))
+	m.targets.SetFocused(true)
 }
 
 // View draws exactly width × height cells.
@@ -131,6 +133,8 @@ func (m *Model) View() string {
 		b.WriteString(m.capacityView(h))
 	case m.drilling:
 		b.WriteString(m.drill.View())
+	case m.showTargets:
+		b.WriteString(m.targets.View())
 	case m.mode() == modeTabs:
 		b.WriteString(m.tabBar())
 		b.WriteByte('\n')

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -15,12 +16,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
 	"github.com/muesli/termenv"
-	"github.com/prometheus/common/config"
+	pconfig "github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
-	"github.com/pdtop/pdtop/sources/collect"
-	"github.com/pdtop/pdtop/sources/scrape"
-	"github.com/pdtop/pdtop/sources/store"
+	"github.com/pdtop/pdtop/sources/config"
 	"github.com/pdtop/pdtop/themes"
 	"github.com/pdtop/pdtop/ui"
 )
@@ -34,20 +33,61 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	vf.registerRecord(fs)
 	tf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL --prefill URL … --decode URL … [flags]\n\n")
+		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL [--prefill URL … --decode URL …] [--config FILE] [flags]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := vf.validate(); err != nil {
-		return err
-	}
-	targets, err := tf.targets()
+	f, err := liveFleet(fs, &vf, &tf, true)
 	if err != nil {
 		return err
 	}
-	return dashboard(context.Background(), targets, vf, stdout)
+	return dashboard(context.Background(), f, vf, stdout)
+}
+
+// liveFleet merges the config file (if any) and the flags into a fleet:
+// flags given explicitly win over the file, flag targets are added to its
+// targets. timing says whether the file's interval, timeout and window
+// apply (not for a snapshot, whose --window is how long it scrapes).
+// Every error names the flag or the config field.
+func liveFleet(fs *flag.FlagSet, vf *viewFlags, tf *targetFlags, timing bool) (*fleet, error) {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f := &fleet{http: map[string]targetHTTP{}}
+	f.disc.Interval, f.disc.MaxTargets = config.DefaultDiscoveryInterval, config.DefaultMaxDiscovered
+	if tf.config != "" {
+		c, err := loadConfig(tf.config)
+		if err != nil {
+			return nil, err
+		}
+		f = fromConfig(c)
+		for name, v := range map[string]time.Duration{"interval": c.Interval, "timeout": c.Timeout, "window": c.Window} {
+			if v == 0 || set[name] || !timing {
+				continue
+			}
+			switch name {
+			case "interval":
+				vf.interval = v
+			case "timeout":
+				vf.timeout = v
+			case "window":
+				vf.window = v
+			}
+		}
+	}
+	if err := vf.validate(); err != nil {
+		return nil, err
+	}
+	if err := tf.addTo(f); err != nil {
+		return nil, err
+	}
+	if !tf.discovery {
+		for i := range f.gateways {
+			f.gateways[i].discovery = false
+		}
+	}
+	return f, nil
 }
 
 func parse(fs *flag.FlagSet, args []string) error {
@@ -79,17 +119,9 @@ func pickTheme(name string) (themes.Theme, error) {
 	return t, nil
 }
 
-// dashboard scrapes targets and runs the TUI until the user quits.
-func dashboard(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer) error {
-	return dashboardWith(ctx, targets, vf, stdout, nil, nil)
-}
-
-// dashboardWith is dashboard with an optional follower that may replace
-// the target list while the TUI runs.
-// notice, when set, supplies the footer's notice line (the demo scenario).
-func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer,
-	notice func() string, follow func(set func([]sources.Target))) error {
-	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+// dashboard scrapes the fleet and runs the TUI until the user quits.
+func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) error {
+	if fh, ok := stdout.(*os.File); !ok || !term.IsTerminal(fh.Fd()) {
 		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use 'pdtop snapshot' (same target flags) for text or JSON")
 	}
 	theme, err := pickTheme(vf.theme)
@@ -97,47 +129,31 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 		return err
 	}
 	lipgloss.SetColorProfile(colorProfile(termenv.NewOutput(os.Stdout), os.Getenv, true))
-	logger, closeLog, err := openLog(vf.logFile)
+	logger, closeLog, err := openLog(vf.logFile, f.secrets)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
 
-	client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: vf.timeout})
+	live, start, err := f.backend(vf, logger, nil)
 	if err != nil {
 		return err
 	}
-	var rec *recorder
+	var backend sources.Backend = live
 	if vf.record != "" {
-		if rec, err = createRecording(vf.record, vf.interval); err != nil {
+		rec, err := createRecording(vf.record, vf.interval)
+		if err != nil {
 			return fmt.Errorf("--record: %v", err)
 		}
-		defer func() {
-			if err := rec.close(); err != nil {
-				logger.Error("recording failed", "error", err.Error())
-				fmt.Fprintln(os.Stderr, "pdtop:", err)
-				return
-			}
-			fmt.Fprintf(os.Stderr, "pdtop: recorded to %s: %s\n", vf.record, rec.summary())
-		}()
+		defer rec.closeAndReport(logger)
+		backend = rec.attach(live)
 	}
-	scraper := collect.New(client, collect.Options{Timeout: vf.timeout, Tap: rec.tap()})
-	st := store.New(store.Options{Interval: vf.interval})
-	now := time.Now()
-	st.SetTargets(now, targets)
-	rec.targets(now, st.Targets())
-	logger.Info("pdtop started", "targets", len(targets), "interval", vf.interval, "window", vf.window)
-
-	if follow != nil {
-		go follow(func(ts []sources.Target) {
-			now := time.Now()
-			st.SetTargets(now, ts)
-			rec.targets(now, st.Targets())
-		})
-	}
-	var backend sources.Backend = &collect.Live{Store: st, Scraper: scraper, Observe: rec.observe(logFailures(logger))}
-	if notice != nil {
-		backend = noticeBackend{Backend: backend, notice: notice}
+	logger.Info("pdtop started", "targets", len(f.targets), "gateways", len(f.gateways), "interval", vf.interval, "window", vf.window)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start(ctx)
+	if f.notice != nil {
+		backend = noticeBackend{Backend: backend, notice: f.notice}
 	}
 	m := ui.New(ui.Config{
 		Backend:  backend,
@@ -183,7 +199,7 @@ func colorProfile(out *termenv.Output, getenv func(string) string, tty bool) ter
 	return p
 }
 
-func openLog(path string) (*slog.Logger, func(), error) {
+func openLog(path string, secrets []config.Secret) (*slog.Logger, func(), error) {
 	if path == "" {
 		return slog.New(slog.NewTextHandler(io.Discard, nil)), func() {}, nil
 	}
@@ -191,7 +207,38 @@ func openLog(path string) (*slog.Logger, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--log: %v", err)
 	}
-	return slog.New(slog.NewTextHandler(f, nil)), func() { f.Close() }, nil
+	return newLogger(f, secrets), func() { f.Close() }, nil
+}
+
+// newLogger writes text log lines to w with every configured secret value
+// replaced, whatever attribute it hides in (defence in depth: messages
+// are scrubbed where they are made, and secrets print as <secret>).
+func newLogger(w io.Writer, secrets []config.Secret) *slog.Logger {
+	var vals []string
+	for _, s := range secrets {
+		if v := s.Reveal(); len(v) >= 4 {
+			vals = append(vals, v)
+		}
+	}
+	scrub := func(s string) string {
+		for _, v := range vals {
+			s = strings.ReplaceAll(s, v, config.Redacted)
+		}
+		return s
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if len(vals) == 0 {
+			return a
+		}
+		v := a.Value.Resolve()
+		switch v.Kind() {
+		case slog.KindString:
+			return slog.String(a.Key, scrub(v.String()))
+		case slog.KindAny:
+			return slog.String(a.Key, scrub(fmt.Sprint(v.Any())))
+		}
+		return a
+	}}))
 }
 
 // logFailures logs each target's failures when its error class changes
@@ -204,21 +251,34 @@ func logFailures(l *slog.Logger) func(sources.Target, sources.ScrapeResult) {
 			return
 		}
 		class := sources.ErrNone
-		if r.Err != nil {
+		switch {
+		case r.Err != nil:
 			class = r.Err.Class
+		case r.Via != "" && r.DirectErr != nil:
+			class = "via " + r.DirectErr.Class
 		}
 		mu.Lock()
 		prev, seen := last[t.ID]
 		last[t.ID] = class
 		mu.Unlock()
 		switch {
-		case class != sources.ErrNone && class != prev:
+		case class == prev:
+		case r.Err != nil:
 			l.Warn("scrape failed", "target", t.ID, "role", t.Role.String(), "class", string(class), "error", r.Err.Message)
-		case class == sources.ErrNone && seen && prev != sources.ErrNone:
+		case r.Via != "" && r.DirectErr != nil:
+			l.Warn("scrape failed; reading the worker through its gateway", "target", t.ID, "via", r.Via,
+				"class", string(r.DirectErr.Class), "error", r.DirectErr.Message)
+		case seen && prev != sources.ErrNone:
 			l.Info("scrape recovered", "target", t.ID)
 		}
 	}
 }
+
+// defaultHTTP is the HTTP configuration of targets without their own:
+// nothing sent but the request, HTTP/2 allowed, redirects not followed.
+func defaultHTTP() pconfig.HTTPClientConfig { return pconfig.HTTPClientConfig{EnableHTTP2: true} }
+
+func dirOf(path string) string { return filepath.Dir(path) }
 
 // noticeBackend adds a footer notice to every snapshot of a backend.
 type noticeBackend struct {

@@ -6,22 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"time"
-
-	"github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/sources/collect"
 	"github.com/pdtop/pdtop/sources/record"
-	"github.com/pdtop/pdtop/sources/scrape"
-	"github.com/pdtop/pdtop/sources/store"
 )
 
 // recorder writes a recording while pdtop scrapes (pdtop record, or
-// --record while viewing). A nil *recorder does nothing.
+// --record while viewing).
 type recorder struct {
 	path string
 	f    *os.File
@@ -47,41 +45,45 @@ func createRecording(path string, interval time.Duration) (*recorder, error) {
 	return &recorder{path: path, f: f, w: w}, nil
 }
 
-// tap is the scraper's Tap (nil when not recording).
-func (r *recorder) tap() func(sources.Target, sources.ScrapeResult, []byte, []string) {
-	if r == nil {
-		return nil
-	}
-	return r.w.Scrape
-}
-
-// observe records skipped ticks, then passes every result to next.
-func (r *recorder) observe(next func(sources.Target, sources.ScrapeResult)) func(sources.Target, sources.ScrapeResult) {
-	if r == nil {
-		return next
-	}
-	return func(t sources.Target, res sources.ScrapeResult) {
-		if res.Skipped {
-			r.w.Skipped(res.TargetID, res.Time)
-		}
+// attach makes live keep every body and record every result it ingests
+// (then hands it to the previous observer), and returns the backend to
+// run: live, recording the target list whenever it changes (flags, the
+// config file, discovery, the demo following scale-out) at each round.
+func (r *recorder) attach(live *collect.Live) sources.Backend {
+	live.Scraper.KeepBodies(true)
+	next := live.Observe
+	live.Observe = func(t sources.Target, res sources.ScrapeResult) {
+		r.w.Result(t, res)
 		if next != nil {
 			next(t, res)
 		}
 	}
+	return &recordingBackend{Live: live, r: r}
 }
 
-// targets records a new target list.
-func (r *recorder) targets(at time.Time, ts []sources.Target) {
-	if r != nil {
-		r.w.Targets(at, ts)
+// recordingBackend records the target list before each round that sees
+// it changed.
+type recordingBackend struct {
+	*collect.Live
+	r    *recorder
+	mu   sync.Mutex
+	last []sources.Target
+}
+
+// Round records a changed target list, then returns live's jobs.
+func (b *recordingBackend) Round() []sources.Job {
+	ts := b.Live.Store.Targets()
+	b.mu.Lock()
+	if !slices.Equal(ts, b.last) {
+		b.last = ts
+		b.r.w.Targets(b.Live.Now(), ts)
 	}
+	b.mu.Unlock()
+	return b.Live.Round()
 }
 
-// close flushes and closes the recording and says what was written.
+// close flushes and closes the recording.
 func (r *recorder) close() error {
-	if r == nil {
-		return nil
-	}
 	werr := r.w.Close()
 	cerr := r.f.Close()
 	if werr != nil {
@@ -91,6 +93,17 @@ func (r *recorder) close() error {
 		return fmt.Errorf("recording %s: %v", r.path, cerr)
 	}
 	return nil
+}
+
+// closeAndReport closes the recording after the dashboard and says on
+// stderr (the terminal is back by then) what was written, or why not.
+func (r *recorder) closeAndReport(logger *slog.Logger) {
+	if err := r.close(); err != nil {
+		logger.Error("recording failed", "error", err.Error())
+		fmt.Fprintln(os.Stderr, "pdtop:", err)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "pdtop: recorded to %s: %s\n", r.path, r.summary())
 }
 
 func (r *recorder) summary() string {
@@ -137,15 +150,16 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 		tf.register(fs)
 	}
 	out := fs.String("o", "", "write the recording to this `file` (required; never overwritten)")
-	demo := fs.Bool("demo", false, "record the embedded demo fleet instead of target URLs (same as 'pdtop record demo'; takes the demo's --scenario, --speed … flags)")
+	fs.Bool("demo", false, "record the embedded demo fleet instead of target URLs (same as 'pdtop record demo'; takes the demo's --scenario, --speed … flags)")
 	duration := fs.Duration("duration", 0, "stop after this `long` (default: until Ctrl-C)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: pdtop record -o FILE [target flags] [flags]
        pdtop record demo -o FILE [demo flags]
 
-Scrapes the targets like the dashboard does, without drawing, and writes every
-raw scrape with its receive time to FILE (gzip'd, flushed every second) until
-Ctrl-C or --duration. Play it back with 'pdtop replay FILE'.
+Scrapes the targets like the dashboard does (discovery and the config file
+included), without drawing, and writes every raw scrape with its receive time
+to FILE (gzip'd, flushed every second) until Ctrl-C or --duration. Play it
+back with 'pdtop replay FILE'.
 
 `)
 		fs.PrintDefaults()
@@ -157,9 +171,6 @@ Ctrl-C or --duration. Play it back with 'pdtop replay FILE'.
 		fmt.Fprintln(stderr, "pdtop record: -o FILE is required")
 		return errUsage
 	}
-	if err := vf.validate(); err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if *duration > 0 {
@@ -167,9 +178,11 @@ Ctrl-C or --duration. Play it back with 'pdtop replay FILE'.
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	var targets []sources.Target
-	var follow func(set func([]sources.Target))
-	if *demo || demoMode {
+	var fl *fleet
+	if demoMode {
+		if err := vf.validate(); err != nil {
+			return err
+		}
 		f, err := sf.fleet()
 		if err != nil {
 			return err
@@ -180,38 +193,30 @@ Ctrl-C or --duration. Play it back with 'pdtop replay FILE'.
 		}
 		defer f.Close()
 		go f.Run(ctx, sf.speed)
-		targets = demoTargets(eps)
-		follow = followDemo(ctx, f)
+		fl = demoFleet(f, eps)
 	} else {
 		var err error
-		if targets, err = tf.targets(); err != nil {
+		if fl, err = liveFleet(fs, &vf, &tf, true); err != nil {
 			return err
 		}
+	}
+	logger, closeLog, err := openLog(vf.logFile, fl.secrets)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	live, start, err := fl.backend(vf, logger, nil)
+	if err != nil {
+		return err
 	}
 	rec, err := createRecording(*out, vf.interval)
 	if err != nil {
 		return err
 	}
-	st := store.New(store.Options{Interval: vf.interval})
-	client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: vf.timeout})
-	if err != nil {
-		rec.close()
-		return err
-	}
-	now := time.Now()
-	st.SetTargets(now, targets)
-	rec.targets(now, st.Targets())
-	if follow != nil {
-		go follow(func(ts []sources.Target) {
-			now := time.Now()
-			st.SetTargets(now, ts)
-			rec.targets(now, st.Targets())
-		})
-	}
-	live := &collect.Live{Store: st, Scraper: collect.New(client, collect.Options{Timeout: vf.timeout, Tap: rec.tap()}),
-		Observe: rec.observe(nil)}
-	fmt.Fprintf(stderr, "recording %d targets every %s to %s — Ctrl-C stops\n", len(targets), vf.interval, *out)
-	headless(ctx, live, vf.interval, vf.timeout, func(elapsed time.Duration) {
+	backend := rec.attach(live)
+	start(ctx)
+	fmt.Fprintf(stderr, "recording every %s to %s — Ctrl-C stops\n", vf.interval, *out)
+	headless(ctx, backend, vf.interval, vf.timeout, func(elapsed time.Duration) {
 		s := live.Snapshot(vf.window)
 		fmt.Fprintf(stderr, "  %s  %d/%d targets up  %s\n", fmtClock(elapsed), s.Fleet.TargetsUp, s.Fleet.Targets, rec.summary())
 	})

@@ -8,7 +8,9 @@ import (
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
+	"github.com/muesli/termenv"
 
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/sources/replay"
@@ -73,7 +75,8 @@ pipeline as live scraping. Keys: p pause, ←/→ seek 10s, ⇧←/⇧→ (or < 
 	if err != nil {
 		return err
 	}
-	_, closeLog, err := openLog(vf.logFile)
+	lipgloss.SetColorProfile(colorProfile(termenv.NewOutput(os.Stdout), os.Getenv, true))
+	_, closeLog, err := openLog(vf.logFile, nil)
 	if err != nil {
 		return err
 	}

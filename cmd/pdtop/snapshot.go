@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -14,14 +15,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
 	"github.com/muesli/termenv"
-	"github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/panels"
 	"github.com/pdtop/pdtop/sources"
-	"github.com/pdtop/pdtop/sources/collect"
-	"github.com/pdtop/pdtop/sources/scrape"
 	"github.com/pdtop/pdtop/sources/snapjson"
-	"github.com/pdtop/pdtop/sources/store"
 	"github.com/pdtop/pdtop/themes"
 )
 
@@ -98,7 +95,7 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ctx := context.Background()
-	var targets []sources.Target
+	var fl *fleet
 	if demo {
 		f, err := sf.fleet()
 		if err != nil {
@@ -112,14 +109,15 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		c, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go f.Run(c, sf.speed)
-		targets = demoTargets(eps)
+		fl = demoFleet(f, eps)
 	} else {
 		var err error
-		if targets, err = tf.targets(); err != nil {
+		vf := viewFlags{interval: snf.interval, timeout: snf.timeout, window: snf.window}
+		if fl, err = liveFleet(fs, &vf, &tf, false); err != nil {
 			return err
 		}
 	}
-	snap, err := collectSnapshot(ctx, targets, snf)
+	snap, err := collectSnapshot(ctx, fl, snf)
 	if err != nil {
 		return err
 	}
@@ -140,14 +138,17 @@ var errNoTarget = errors.New("no target answered")
 
 // collectSnapshot scrapes every target each interval for the window (at
 // least two rounds, so rates exist) and derives the snapshot over it.
-func collectSnapshot(ctx context.Context, targets []sources.Target, f snapFlags) (*sources.Snapshot, error) {
-	client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: f.timeout})
+func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snapshot, error) {
+	vf := viewFlags{interval: f.interval, timeout: f.timeout, window: f.window}
+	live, _, err := fl.backend(vf, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil {
 		return nil, err
 	}
-	st := store.New(store.Options{Interval: f.interval})
-	st.SetTargets(time.Now(), targets)
-	live := &collect.Live{Store: st, Scraper: collect.New(client, collect.Options{Timeout: f.timeout})}
+	if fl.disco != nil {
+		// One worker-list pass first, so the workers are scraped from the
+		// first round.
+		fl.disco.Refresh(ctx)
+	}
 	rounds := int(f.window/f.interval) + 1
 	start := time.Now()
 	for i := 0; i < rounds; i++ {

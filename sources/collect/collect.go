@@ -13,6 +13,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
@@ -31,15 +32,11 @@ type Options struct {
 	Concurrency int
 	// Clock returns the receive time stamped on results (default time.Now).
 	Clock func() time.Time
-	// Tap, when set, sees every scrape's outcome with its raw body (nil on
-	// a failed fetch) and the fetch's warnings, before parsing: a
-	// recording (sources/record) writes exactly what the replay feeds back
-	// through FromBody. It is called from the scraping goroutine.
-	Tap func(t sources.Target, res sources.ScrapeResult, body []byte, warnings []string)
 }
 
 // Scraper scrapes targets. It is safe for concurrent use.
 type Scraper struct {
+	keep     atomic.Bool // results carry their raw body
 	opts     Options
 	sem      chan struct{}
 	mu       sync.Mutex
@@ -60,10 +57,15 @@ func New(def *scrape.Client, opts Options) *Scraper {
 		clients: map[string]*scrape.Client{}, fallback: def}
 }
 
-// SetClient gives one target its own HTTP client (credentials, TLS).
+// SetClient gives one target its own HTTP client (credentials, TLS); nil
+// returns it to the default client.
 func (s *Scraper) SetClient(targetID string, c *scrape.Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if c == nil {
+		delete(s.clients, targetID)
+		return
+	}
 	s.clients[targetID] = c
 }
 
@@ -93,10 +95,8 @@ func (s *Scraper) Scrape(ctx context.Context, t sources.Target) sources.ScrapeRe
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
-		res := sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
+		return sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
 			Err: &sources.ScrapeError{Class: sources.ErrTimeout, Message: "no scrape slot before the deadline (too many slow targets)"}}
-		s.tap(t, res, nil, nil)
-		return res
 	}
 	defer func() { <-s.sem }()
 	if s.opts.Timeout > 0 {
@@ -106,40 +106,50 @@ func (s *Scraper) Scrape(ctx context.Context, t sources.Target) sources.ScrapeRe
 	}
 	c := s.client(t.ID)
 	if c == nil {
-		res := sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
+		return sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(),
 			Err: &sources.ScrapeError{Class: sources.ErrConfig, Message: "no HTTP client configured"}}
-		s.tap(t, res, nil, nil)
-		return res
 	}
 	resp := c.Fetch(ctx, t.URL)
 	res := sources.ScrapeResult{TargetID: t.ID, Time: s.opts.Clock(), Duration: resp.Duration,
 		BytesWire: resp.BytesWire, BytesBody: resp.BytesBody}
 	if resp.Err != nil {
 		res.Err = resp.Err
-		s.tap(t, res, nil, resp.Warnings)
 		return res
 	}
-	s.tap(t, res, resp.Body, resp.Warnings)
-	return FromBody(res, resp.Body, resp.Warnings)
+	if s.keep.Load() {
+		// A hostile target can echo the credentials it was sent: they are
+		// scrubbed from the body before it is kept.
+		res.Raw = &sources.RawBody{Body: c.ScrubBody(resp.Body, t.URL), Warnings: resp.Warnings}
+	}
+	return FromBody(res, resp.Body, resp.Warnings, func(m string) string { return c.Scrub(m, t.URL) })
 }
 
-func (s *Scraper) tap(t sources.Target, res sources.ScrapeResult, body []byte, warnings []string) {
-	if s.opts.Tap != nil {
-		s.opts.Tap(t, res, body, warnings)
-	}
-}
+// KeepBodies makes every successful scrape's result carry its raw body
+// (ScrapeResult.Raw), for a recording.
+func (s *Scraper) KeepBodies(on bool) { s.keep.Store(on) }
 
 // FromBody completes a successful fetch's result (TargetID, Time,
 // Duration and byte counts set) from its raw body and the fetch's
-// warnings: Process, then the warnings added to the parse statistics. It
-// is the one path from a body to a result for live scrapes and replays.
-func FromBody(res sources.ScrapeResult, body []byte, warnings []string) sources.ScrapeResult {
+// warnings: Process, the warnings added to the parse statistics, and
+// scrub (when set) applied to every parse message and excerpt, which
+// quote the body. It is the one path from a body to a result for live
+// scrapes and replays (whose recorded bodies were scrubbed when written).
+func FromBody(res sources.ScrapeResult, body []byte, warnings []string, scrub func(string) string) sources.ScrapeResult {
 	obs, err := Process(body)
 	if err != nil {
+		if scrub != nil {
+			err.Message = scrub(err.Message)
+		}
 		res.Err = err
 		return res
 	}
 	obs.Stats.Warnings = append(obs.Stats.Warnings, warnings...)
+	if scrub != nil {
+		for i := range obs.Stats.Problems {
+			p := &obs.Stats.Problems[i]
+			p.Message, p.Excerpt = scrub(p.Message), scrub(p.Excerpt)
+		}
+	}
 	res.Obs = obs
 	return res
 }

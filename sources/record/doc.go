@@ -20,7 +20,8 @@
 //
 //	1 header   JSON {"format":"pdtop-recording","version":1,"created":RFC 3339,
 //	           "interval_ms":N,"tool":"pdtop"} — the file's first record
-//	2 targets  JSON {"t":unix ns,"targets":[{"id","name","role","origin","gateway"}]}
+//	2 targets  JSON {"t":unix ns,"targets":[{"id","name","role","origin","gateway",
+//	           "key","auth"}]} (key: host:port as gateways know the worker)
 //	           — the full target list, at the start and whenever it changes
 //	3 scrape   uvarint n, then n bytes of JSON {"t":unix ns,"id","dur_ns",
 //	           "wire","body","err":{"class","status","msg"},"warn":[…]},
@@ -28,14 +29,19 @@
 //	           fetch)
 //	4 skipped  JSON {"t":unix ns,"id"} — a tick skipped because the
 //	           target's previous scrape was still running
+//	5 observation  as a scrape (with "via" and "direct_err"), then a gob-
+//	           encoded sources.Observation: a worker read through its
+//	           gateway's /engine_metrics re-export, which has no body of
+//	           its own
 //
 // Readers skip records of unknown kinds (later minor additions) and refuse
 // a header with a higher version.
 //
 // # What is never written
 //
-// Target URLs, request headers and credentials are never written. Target
-// IDs and gateway IDs are written as scheme://host:port/path (any
+// Target URLs, request headers and credentials are never written, and a
+// body is scrubbed of its target's credentials (a hostile target can echo
+// them) before it is kept. Target IDs and gateway IDs are written as scheme://host:port/path (any
 // userinfo, query or fragment removed even if the caller left one in);
 // error messages and warnings arrive already sanitised and redacted by
 // sources/scrape. Bodies are what the targets served.

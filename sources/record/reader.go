@@ -2,9 +2,11 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,7 +37,8 @@ type Record struct {
 	// never recorded.
 	Targets []sources.Target
 	// Result is a scrape's outcome without the parse (KindScrape) — feed
-	// it with Body and Warnings to collect.FromBody when Err is nil — or a
+	// it with Body and Warnings to collect.FromBody when Err is nil —, a
+	// re-exported worker's outcome with its Obs (KindObservation), or a
 	// skipped tick (KindSkipped, Skipped true).
 	Result   sources.ScrapeResult
 	Body     []byte
@@ -246,6 +249,13 @@ func (r *Reader) next() (Record, error) {
 	}
 }
 
+func scrapeErr(e *errJSON) *sources.ScrapeError {
+	if e == nil {
+		return nil
+	}
+	return &sources.ScrapeError{Class: sources.ErrorClass(e.Class), Status: e.Status, Message: e.Msg}
+}
+
 func eofIsUnexpected(err error) error {
 	if err == io.EOF {
 		return io.ErrUnexpectedEOF
@@ -279,9 +289,9 @@ func (r *Reader) decode(k Kind, p []byte) (Record, bool, error) {
 		rec.Time = time.Unix(0, t.T).UTC()
 		for _, x := range t.Targets {
 			rec.Targets = append(rec.Targets, sources.Target{ID: x.ID, Name: x.Name, Role: sources.ParseRole(x.Role),
-				Origin: sources.Origin(x.Origin), Gateway: x.Gateway})
+				Origin: sources.Origin(x.Origin), Gateway: x.Gateway, Addr: x.Key, Auth: x.Auth})
 		}
-	case KindScrape:
+	case KindScrape, KindObservation:
 		n, used := binary.Uvarint(p)
 		if used <= 0 || uint64(len(p)-used) < n {
 			return rec, false, errors.New("bad scrape record")
@@ -293,11 +303,17 @@ func (r *Reader) decode(k Kind, p []byte) (Record, bool, error) {
 		rec.Time = time.Unix(0, m.T).UTC()
 		rec.Result = sources.ScrapeResult{TargetID: m.ID, Time: rec.Time, Duration: time.Duration(m.DurNS),
 			BytesWire: m.Wire, BytesBody: m.Body}
-		if m.Err != nil {
-			rec.Result.Err = &sources.ScrapeError{Class: sources.ErrorClass(m.Err.Class), Status: m.Err.Status, Message: m.Err.Msg}
-		}
+		rec.Result.Err, rec.Result.DirectErr = scrapeErr(m.Err), scrapeErr(m.DirectErr)
+		rec.Result.Via = m.Via
 		rec.Body = p[used+int(n):]
 		rec.Warnings = m.Warn
+		if k == KindObservation {
+			var obs sources.Observation
+			if err := gob.NewDecoder(bytes.NewReader(rec.Body)).Decode(&obs); err != nil {
+				return rec, false, fmt.Errorf("bad observation: %v", err)
+			}
+			rec.Result.Obs, rec.Body = &obs, nil
+		}
 	case KindSkipped:
 		var s skippedJSON
 		if err := json.Unmarshal(p, &s); err != nil {

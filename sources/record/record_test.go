@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -37,11 +38,12 @@ func sample(t *testing.T) ([]byte, []Record) {
 	want = append(want, Record{Kind: KindTargets, Time: t0})
 	for i := 0; i < 6; i++ {
 		at := t0.Add(time.Duration(i+1) * time.Second)
-		res := sources.ScrapeResult{TargetID: tg[0].ID, Time: at, Duration: 3 * time.Millisecond, BytesWire: 900, BytesBody: int64(len(body))}
-		w.Scrape(tg[0], res, body, []string{"non-compliant Content-Type"})
+		res := sources.ScrapeResult{TargetID: tg[0].ID, Time: at, Duration: 3 * time.Millisecond, BytesWire: 900, BytesBody: int64(len(body)),
+			Raw: &sources.RawBody{Body: body, Warnings: []string{"non-compliant Content-Type"}}}
+		w.Result(tg[0], res)
 		want = append(want, Record{Kind: KindScrape, Time: at, Body: body})
 		fail := sources.ScrapeResult{TargetID: tg[1].ID, Time: at, Err: &sources.ScrapeError{Class: sources.ErrRefused, Message: "connection refused"}}
-		w.Scrape(tg[1], fail, nil, nil)
+		w.Result(tg[1], fail)
 		want = append(want, Record{Kind: KindScrape, Time: at})
 		if i == 3 {
 			w.Skipped(tg[0].ID, at)
@@ -53,6 +55,12 @@ func sample(t *testing.T) ([]byte, []Record) {
 			}
 		}
 	}
+	// A worker read through its gateway's re-export: no body of its own.
+	at := t0.Add(7 * time.Second)
+	w.Result(tg[0], sources.ScrapeResult{TargetID: tg[0].ID, Time: at, Via: "gw /engine_metrics",
+		DirectErr: &sources.ScrapeError{Class: sources.ErrRefused, Message: "refused"},
+		Obs:       &sources.Observation{Engine: "sglang", Points: []sources.Point{{Signal: sources.SigRunning, Value: math.NaN()}}}})
+	want = append(want, Record{Kind: KindObservation, Time: at})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +101,8 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 	tg := got[0].Targets
-	if len(tg) != 2 || tg[0].Name != "p0" || tg[0].Role != sources.RolePrefill || tg[1].Role != sources.RoleGateway || tg[0].URL != "" {
+	if len(tg) != 2 || tg[0].Name != "p0" || tg[0].Role != sources.RolePrefill || tg[1].Role != sources.RoleGateway || tg[0].URL != "" ||
+		tg[0].Key() != "p0:30001" {
 		t.Errorf("targets %+v", tg)
 	}
 	s := got[1].Result
@@ -107,6 +116,11 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if !got[9].Result.Skipped {
 		t.Errorf("record 9 should be the skipped tick: %+v", got[9])
+	}
+	o := got[len(got)-1]
+	if o.Kind != KindObservation || o.Result.Via != "gw /engine_metrics" || o.Result.DirectErr == nil || o.Result.Obs == nil ||
+		len(o.Result.Obs.Points) != 1 || !math.IsNaN(o.Result.Obs.Points[0].Value) {
+		t.Errorf("re-exported observation: %+v", o.Result)
 	}
 	// The file is plain gzip: any tool reads it whole.
 	zr, err := gzip.NewReader(bytes.NewReader(data))
@@ -240,7 +254,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	raw := "http://admin:hunter2@p0:30001/metrics?token=s3cr3t#frag"
 	tg := sources.Target{ID: raw, URL: raw, Name: "p0", Role: sources.RolePrefill, Gateway: "https://u:pw-gw@gw:29000/metrics?key=k3y"}
 	w.Targets(t0, []sources.Target{tg})
-	w.Scrape(tg, sources.ScrapeResult{TargetID: raw, Time: t0}, []byte("x 1\n"), nil)
+	w.Result(tg, sources.ScrapeResult{TargetID: raw, Time: t0, Raw: &sources.RawBody{Body: []byte("x 1\n")}})
 	w.Skipped(raw, t0)
 	w.Close()
 	zr, err := gzip.NewReader(&buf)

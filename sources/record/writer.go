@@ -1,8 +1,10 @@
 package record
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/gob"
 	"encoding/json"
 	"hash/crc32"
 	"io"
@@ -30,6 +32,9 @@ const (
 	KindTargets Kind = 2
 	KindScrape  Kind = 3
 	KindSkipped Kind = 4
+	// KindObservation is a result with no raw body of its own: a worker
+	// read through its gateway's /engine_metrics re-export.
+	KindObservation Kind = 5
 )
 
 // maxPayload bounds one record (a body over the scrape cap never gets
@@ -135,6 +140,10 @@ type targetJSON struct {
 	Role    string `json:"role"`
 	Origin  string `json:"origin,omitempty"`
 	Gateway string `json:"gateway,omitempty"`
+	// Key is host:port as gateways know the worker (Target.Key): it joins
+	// the gateways' per-worker series to the target.
+	Key  string `json:"key,omitempty"`
+	Auth string `json:"auth,omitempty"`
 }
 
 type targetsJSON struct {
@@ -156,6 +165,16 @@ type scrapeJSON struct {
 	Body  int64    `json:"body"`
 	Err   *errJSON `json:"err,omitempty"`
 	Warn  []string `json:"warn,omitempty"`
+	// Via and DirectErr: a result read through a gateway's re-export.
+	Via       string   `json:"via,omitempty"`
+	DirectErr *errJSON `json:"direct_err,omitempty"`
+}
+
+func errOf(e *sources.ScrapeError) *errJSON {
+	if e == nil {
+		return nil
+	}
+	return &errJSON{Class: string(e.Class), Status: e.Status, Msg: e.Message}
 }
 
 type skippedJSON struct {
@@ -181,21 +200,25 @@ func SafeID(id string) string {
 }
 
 // Targets records the full target list at time at. URLs are never
-// written: only ID (SafeID), name, role, origin and gateway.
+// written: only ID (SafeID), name, role, origin, gateway, the host:port
+// key gateways know a worker by, and the (secret-free) auth summary.
 func (w *Writer) Targets(at time.Time, ts []sources.Target) {
 	out := targetsJSON{T: at.UnixNano(), Targets: make([]targetJSON, 0, len(ts))}
 	for _, t := range ts {
 		out.Targets = append(out.Targets, targetJSON{ID: SafeID(t.ID), Name: t.Name, Role: t.Role.String(),
-			Origin: string(t.Origin), Gateway: SafeID(t.Gateway)})
+			Origin: string(t.Origin), Gateway: SafeID(t.Gateway), Key: t.Key(), Auth: t.Auth})
 	}
 	b, _ := json.Marshal(out)
 	w.write(KindTargets, b, nil)
 }
 
-// Scrape records one scrape outcome: its receive time, duration and byte
-// counts, its classified error (nil on success), the fetch's warnings and
-// the raw body. Its signature fits collect.Options.Tap.
-func (w *Writer) Scrape(t sources.Target, res sources.ScrapeResult, body []byte, warnings []string) {
+// Result records one scrape outcome as it is ingested: its receive time,
+// duration and byte counts, its classified error, and its raw body and
+// fetch warnings (ScrapeResult.Raw: collect.Scraper.KeepBodies). A
+// result with figures but no raw body (a worker read through its
+// gateway's re-export) is recorded as its observation. A skipped tick is
+// recorded as such. Its signature fits collect.Live.Observe.
+func (w *Writer) Result(t sources.Target, res sources.ScrapeResult) {
 	if res.Skipped {
 		w.Skipped(res.TargetID, res.Time)
 		return
@@ -205,14 +228,32 @@ func (w *Writer) Scrape(t sources.Target, res sources.ScrapeResult, body []byte,
 		id = t.ID
 	}
 	m := scrapeJSON{T: res.Time.UnixNano(), ID: SafeID(id), DurNS: int64(res.Duration), Wire: res.BytesWire,
-		Body: res.BytesBody, Warn: warnings}
-	if res.Err != nil {
-		m.Err = &errJSON{Class: string(res.Err.Class), Status: res.Err.Status, Msg: res.Err.Message}
-		body = nil
+		Body: res.BytesBody, Err: errOf(res.Err), Via: res.Via, DirectErr: errOf(res.DirectErr)}
+	var body []byte
+	kind := KindScrape
+	switch {
+	case res.Err != nil:
+	case res.Raw != nil:
+		body, m.Warn = res.Raw.Body, res.Raw.Warnings
+	case res.Obs != nil:
+		var buf bytes.Buffer
+		if err := gob.NewEncoder(&buf).Encode(res.Obs); err != nil {
+			w.fail(err)
+			return
+		}
+		kind, body = KindObservation, buf.Bytes()
 	}
 	meta, _ := json.Marshal(m)
 	head := binary.AppendUvarint(nil, uint64(len(meta)))
-	w.write(KindScrape, append(head, meta...), body)
+	w.write(kind, append(head, meta...), body)
+}
+
+func (w *Writer) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
 }
 
 // Skipped records a tick skipped because the target's previous scrape

@@ -336,9 +336,11 @@ func (p *Player) apply(rec *record.Record) {
 	case record.KindScrape:
 		res := rec.Result
 		if res.Err == nil {
-			res = collect.FromBody(res, rec.Body, rec.Warnings)
+			res = collect.FromBody(res, rec.Body, rec.Warnings, nil)
 		}
 		p.st.Ingest(res)
+	case record.KindObservation:
+		p.st.Ingest(rec.Result)
 	}
 }
 

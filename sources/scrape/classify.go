@@ -95,6 +95,10 @@ func (c *Client) classify(err error, parent, ctx context.Context, ph phase, u *u
 	if errors.Is(err, errEncoding) {
 		return fail(sources.ErrOther, "unsupported Content-Encoding (asked for gzip or none)")
 	}
+	var ge *guardError
+	if errors.As(err, &ge) {
+		return fail(sources.ErrConfig, ge.msg)
+	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
 		if dnsErr.IsNotFound {
@@ -194,6 +198,14 @@ func tlsError(err error, u *url.URL) *sources.ScrapeError {
 // configured inline secret. It must run before any truncation, so that no
 // prefix of a secret survives.
 func (c *Client) scrubber(rawURL string) func(string) string {
+	secrets := c.secretsFor(rawURL)
+	return func(msg string) string { return scrubAll(msg, secrets) }
+}
+
+// secretsFor is every value scrubbed for rawURL: the client's inline
+// secrets, the URL itself, its userinfo (also as a Basic credential),
+// query and fragment.
+func (c *Client) secretsFor(rawURL string) []string {
 	secrets := c.secrets
 	if u, err := url.Parse(strings.TrimSpace(rawURL)); err == nil {
 		extra := []string{strings.TrimSpace(rawURL), u.RawQuery, u.Fragment}
@@ -208,7 +220,7 @@ func (c *Client) scrubber(rawURL string) func(string) string {
 		}
 		secrets = append(append([]string(nil), secrets...), extra...)
 	}
-	return func(msg string) string { return scrubAll(msg, secrets) }
+	return secrets
 }
 
 // basicAuth is the credential an Authorization: Basic header carries.
@@ -226,3 +238,9 @@ func scrubAll(msg string, secrets []string) string {
 	}
 	return msg
 }
+
+// Scrub replaces the client's inline secrets, and the userinfo and query
+// values of rawURL, in s: for text a target sent back that pdtop shows,
+// such as a parse problem's excerpt (a hostile target can echo the
+// credentials it was sent).
+func (c *Client) Scrub(s, rawURL string) string { return c.scrubber(rawURL)(s) }

@@ -72,6 +72,8 @@ type targetState struct {
 	engine      string
 	engineRole  sources.Role
 	sourceNames map[sources.Signal]string
+	via         string
+	directErr   *sources.ScrapeError
 
 	// restart detection
 	pids       map[string]bool
