@@ -82,8 +82,12 @@ pipeline as live scraping. Keys: p pause, ←/→ seek 10s, ⇧←/⇧→ (or < 
 	}
 	defer closeLog()
 	m := ui.New(ui.Config{Backend: p, Interval: vf.interval, Timeout: vf.timeout, Window: vf.window,
-		Styles: themes.NewStyles(theme)})
-	prog := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(context.Background()), tea.WithFPS(20))
+		Styles: themes.NewStyles(theme), Mouse: vf.mouse})
+	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(context.Background()), tea.WithFPS(20)}
+	if vf.mouse {
+		popts = append(popts, tea.WithMouseCellMotion())
+	}
+	prog := tea.NewProgram(m, popts...)
 	_, err = prog.Run()
 	return err
 }
