@@ -67,6 +67,7 @@ func findingFor(s *sources.Snapshot, kind, name string) (sources.Finding, bool) 
 // the prediction is a per-request boolean, labelled a different scale;
 // with smg (no prediction) the worker is compared with its peers.
 func TestPrefillRestartVerdict(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	for _, gen := range []string{sim.GatewayLegacy, sim.GatewaySMG} {
 		t.Run(gen, func(t *testing.T) {
 			s := run(t, sim.Config{Gateway: gen, Scenario: sim.ScenarioPrefillRestart}, 150)
@@ -109,6 +110,7 @@ func TestPrefillRestartVerdict(t *testing.T) {
 // evict most of what it caches; the 2026 router's block prediction (same
 // scale) stays where it was, and the verdict is KV pressure.
 func TestEvictionPressureVerdict(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	s := run(t, sim.Config{Gateway: sim.Gateway2026, Scenario: sim.ScenarioEvictionPressure}, 240)
 	for _, name := range []string{"prefill-0", "prefill-1", "gateway-0"} {
 		v := verdictOf(t, s, name)
@@ -128,6 +130,7 @@ func TestEvictionPressureVerdict(t *testing.T) {
 // it unhealthy while gateway-0 keeps using it: the replicas disagree, and
 // that is said before it moves any hit ratio.
 func TestReplicaSkewVerdict(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	s := run(t, sim.Config{Scenario: sim.ScenarioReplicaSkew}, 120)
 	v := verdictOf(t, s, "prefill-0")
 	if !hasCause(v, sources.CauseReplicasDisagree) {
@@ -149,6 +152,7 @@ func TestReplicaSkewVerdict(t *testing.T) {
 // threshold (lowered here: with two workers and much reuse, spilling
 // costs few hits).
 func TestSpilledForLoadVerdict(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	rt := sim.DefaultRouter()
 	rt.BalanceAbsThreshold, rt.BalanceRelThreshold = 0, 1
 	s := run(t, sim.Config{Gateway: sim.GatewayLegacy, Scenario: sim.ScenarioSteady, Router: rt, Replicas: 1}, 120)
@@ -172,6 +176,7 @@ func TestSpilledForLoadVerdict(t *testing.T) {
 // start, and the overloaded pool's measured per-worker rate recovers the
 // simulated 20 000 uncached tokens/s.
 func TestScaleOutVerdictAndCapacity(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	s := run(t, sim.Config{Gateway: sim.Gateway2026, Scenario: sim.ScenarioScaleOut}, 160)
 	v := verdictOf(t, s, "prefill-2")
 	if !v.Large || v.Causes[0].Kind != sources.CauseRestart || !strings.Contains(v.Verdict, "joined") {
@@ -199,6 +204,7 @@ func TestScaleOutVerdictAndCapacity(t *testing.T) {
 // overload decode: its utilisation passes 1 and more workers are needed,
 // the gateways reject, and goodput falls with stated bounds.
 func TestDecodeSaturationCapacityAndGoodput(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	s := run(t, sim.Config{Scenario: sim.ScenarioDecodeSaturation}, 200)
 	d := s.Diagnosis
 	dec := d.Capacity.Decode
@@ -230,6 +236,7 @@ func TestDecodeSaturationCapacityAndGoodput(t *testing.T) {
 // TestCongestedLinkTransfer: the 1 % path makes prefill-0's transfers
 // queue behind each other; the transfer account, not the hit rate, says so.
 func TestCongestedLinkTransfer(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	s := run(t, sim.Config{Scenario: sim.ScenarioCongestedLink}, 120)
 	tr := s.Diagnosis.Capacity.Transfer
 	if !tr.Busiest.Present || tr.Busiest.Source != "prefill-0" || tr.Busiest.Value < 1 {
@@ -251,6 +258,7 @@ func TestCongestedLinkTransfer(t *testing.T) {
 // TestAnnouncementColdStart: the handbook email at 1:00 is a burst whose
 // first minute has a far higher TTFT p99 than the minute before.
 func TestAnnouncementColdStart(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	s := run(t, sim.Config{Scenario: sim.ScenarioAnnouncement}, 100)
 	var ttft *sources.ColdStart
 	for i, c := range s.Diagnosis.Capacity.ColdStarts {
@@ -268,6 +276,7 @@ func TestAnnouncementColdStart(t *testing.T) {
 
 // TestLowTrafficVerdict: a trickle of requests is too little to judge.
 func TestLowTrafficVerdict(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	wl := sim.DefaultWorkload()
 	wl.Rate, wl.BurstEvery = 0.05, 0
 	s := run(t, sim.Config{Gateway: sim.Gateway2026, Scenario: sim.ScenarioSteady, Workload: wl}, 60)
@@ -281,6 +290,7 @@ func TestLowTrafficVerdict(t *testing.T) {
 // TestSteadyIsCalm: nominal traffic produces no warning in any gateway
 // generation.
 func TestSteadyIsCalm(t *testing.T) {
+	t.Parallel() // each plays its own fleet on loopback
 	for _, gen := range []string{sim.GatewaySMG, sim.Gateway2026} {
 		s := run(t, sim.Config{Gateway: gen, Scenario: sim.ScenarioSteady}, 120)
 		for _, f := range s.Diagnosis.Findings {
