@@ -16,17 +16,23 @@ type chartMark struct {
 	age time.Duration
 }
 
-// restartMarks returns the restarts (and workers joining) inside the
-// snapshot's chart span, for every chart: a restart explains a cold cache,
-// a dip in throughput or a latency spike, wherever it shows.
+// restartMarks returns the restarts (and freshly started workers
+// joining) inside the snapshot's chart span, for every chart: a restart
+// explains a cold cache, a dip in throughput or a latency spike, wherever
+// it shows.
 func restartMarks(s *sources.Snapshot) []chartMark {
 	if s == nil {
 		return nil
 	}
 	var out []chartMark
 	span := chartSpan(s)
+	fresh := map[string]bool{}
+	for i := range s.Targets {
+		fresh[s.Targets[i].ID] = s.Targets[i].FreshStart
+	}
 	for _, e := range s.Events {
-		if e.Kind != "restart" && e.Kind != "joined" {
+		// A worker joining already busy (discovered at start) is no start.
+		if e.Kind != "restart" && !(e.Kind == "joined" && fresh[e.TargetID]) {
 			continue
 		}
 		if age := s.Time.Sub(e.Time); age >= 0 && age <= span {

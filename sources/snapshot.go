@@ -126,6 +126,10 @@ type TargetStatus struct {
 	// Slow is true when the last tick was skipped because the previous
 	// scrape was still running.
 	Slow bool
+	// FreshStart is true when the target's first successful scrape showed
+	// no counted work (every counter zero or absent): its process had
+	// just started when pdtop first saw it, so joining is a cold start.
+	FreshStart bool
 	// Gateway is the name of the gateway replica that listed this worker
 	// (discovered targets only).
 	Gateway string

@@ -115,13 +115,16 @@ func (e *evidence) restartCause(w *sources.WorkerView) (sources.Cause, bool) {
 // a counter decrease a few scrapes later, when a counter reappears).
 const restartCluster = time.Minute
 
-// lastStart returns w's latest restart or join, moved back to the first
-// event of its cluster; nil when there is none.
+// lastStart returns w's latest restart, or join of a freshly started
+// worker, moved back to the first event of its cluster; nil when there is
+// none.
 func lastStart(s *sources.Snapshot, w *sources.WorkerView) *sources.Event {
 	var evs []*sources.Event
 	for i := range s.Events {
 		ev := &s.Events[i]
-		if ev.TargetID == w.ID && (ev.Kind == "restart" || ev.Kind == "joined") {
+		// A worker that joined already busy (discovered when pdtop
+		// started, or added to the list) is not a cold start.
+		if ev.TargetID == w.ID && (ev.Kind == "restart" || ev.Kind == "joined" && w.FreshStart) {
 			evs = append(evs, ev)
 		}
 	}

@@ -125,7 +125,7 @@ func (ts *targetState) status(now time.Time, window time.Duration) sources.Targe
 		Duration: ts.duration, BytesWire: ts.bytesWire, BytesBody: ts.bytesBody,
 		Series: ts.stats.Series, Dropped: ts.stats.Dropped, Skipped: ts.stats.Skipped,
 		Problems: ts.stats.ProblemCount, Generation: ts.generation, Engine: ts.engine,
-		Restarts: len(ts.restarts), Slow: ts.slow,
+		Restarts: len(ts.restarts), Slow: ts.slow, FreshStart: ts.fresh,
 		Auth: ts.t.Auth, Via: ts.via, DirectError: ts.directErr,
 		ProblemSamples: ts.stats.Problems, Warnings: ts.stats.Warnings,
 	}

@@ -312,3 +312,21 @@ func TestLateSeriesAfterARestartIsNotASecondRestart(t *testing.T) {
 		t.Fatalf("hit = %+v, want 50+5 cached of 100+40 prompt tokens", h)
 	}
 }
+
+// TestFreshStart: a target whose first scrape has counted no work had just
+// started; one that has, had not.
+func TestFreshStart(t *testing.T) {
+	const w2 = "http://10.0.0.2:30001/metrics"
+	s := newStore(worker(w1, sources.RolePrefill), worker(w2, sources.RolePrefill))
+	s.Ingest(ok(w1, 0, obs(pt(sources.SigRunning, 2), pt(sources.SigPromptTokens, 0))))
+	s.Ingest(ok(w2, 0, obs(pt(sources.SigPromptTokens, 9e6))))
+	s.Ingest(ok(w1, 1, obs(pt(sources.SigPromptTokens, 500)))) // later work does not change it
+	snap := s.Snapshot(at(1), time.Minute)
+	fresh := map[string]bool{}
+	for _, ts := range snap.Targets {
+		fresh[ts.ID] = ts.FreshStart
+	}
+	if !fresh[w1] || fresh[w2] {
+		t.Fatalf("fresh starts: %v", fresh)
+	}
+}
