@@ -30,6 +30,7 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	var vf viewFlags
 	var tf targetFlags
 	vf.register(fs)
+	vf.registerRecord(fs)
 	tf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL [--prefill URL … --decode URL …] [--config FILE] [flags]\n\n")
@@ -138,13 +139,21 @@ func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) er
 	if err != nil {
 		return err
 	}
+	var backend sources.Backend = live
+	if vf.record != "" {
+		rec, err := createRecording(vf.record, vf.interval)
+		if err != nil {
+			return fmt.Errorf("--record: %v", err)
+		}
+		defer rec.closeAndReport(logger)
+		backend = rec.attach(live)
+	}
 	logger.Info("pdtop started", "targets", len(f.targets), "gateways", len(f.gateways), "interval", vf.interval, "window", vf.window)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start(ctx)
-	var backend sources.Backend = live
 	if f.notice != nil {
-		backend = noticeBackend{Backend: live, notice: f.notice}
+		backend = noticeBackend{Backend: backend, notice: f.notice}
 	}
 	m := ui.New(ui.Config{
 		Backend:  backend,

@@ -38,6 +38,7 @@ type Document struct {
 	Gateways        []Gateway  `json:"gateways"`
 	Targets         []Target   `json:"targets"`
 	Events          []Event    `json:"events"`
+	Diagnosis       Diagnosis  `json:"diagnosis"`
 }
 
 // Thresholds in force, with their units in the names.
@@ -270,6 +271,7 @@ func New(s *sources.Snapshot) *Document {
 	for _, e := range s.Events {
 		d.Events = append(d.Events, Event{Time: e.Time.UTC(), Target: e.TargetID, Name: e.Name, Kind: e.Kind, Detail: e.Detail})
 	}
+	d.Diagnosis = diagnosis(s)
 	return d
 }
 
