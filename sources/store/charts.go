@@ -85,17 +85,18 @@ func (ts *targetState) stepSeries(col int, idx []stepIdx) []float64 {
 		if p.a >= p.b {
 			continue
 		}
-		va, vb := ts.val(p.a, col), ts.val(p.b, col)
+		vb := ts.val(p.b, col)
 		dt := ts.hist.at(p.b).t.Sub(ts.hist.at(p.a).t).Seconds()
-		if !math.IsNaN(va) && !math.IsNaN(vb) && dt > 0 {
-			out[j] = nonNeg(vb-va) / dt
+		if !math.IsNaN(vb) && dt > 0 {
+			out[j] = nonNeg(vb-ts.startValue(p.a, col)) / dt
 		}
 	}
 	return out
 }
 
 // stepDelta returns the counter increase of a scalar signal per point (NaN
-// where unknown).
+// where unknown), with counterDelta's rule for a series created inside the
+// point (cached_tokens_total at the first hit).
 func (ts *targetState) stepDelta(sig sources.Signal, idx []stepIdx) []float64 {
 	out := make([]float64, len(idx))
 	col, ok := ts.scalars[histID{sig, ""}]
@@ -104,17 +105,9 @@ func (ts *targetState) stepDelta(sig sources.Signal, idx []stepIdx) []float64 {
 		if !ok || p.b < 0 || p.a >= p.b {
 			continue
 		}
-		va, vb := ts.val(p.a, col), ts.val(p.b, col)
-		if math.IsNaN(vb) {
-			continue
+		if vb := ts.val(p.b, col); !math.IsNaN(vb) {
+			out[j] = nonNeg(vb - ts.startValue(p.a, col))
 		}
-		if math.IsNaN(va) {
-			va = 0 // appeared inside the point (cached_tokens_total at first hit)
-			if p.a > 0 && !math.IsNaN(ts.val(0, col)) {
-				continue
-			}
-		}
-		out[j] = nonNeg(vb - va)
 	}
 	return out
 }
@@ -224,7 +217,7 @@ func (ts *targetState) stepDists(sig sources.Signal, idx []stepIdx) []*dist {
 	}
 	out := make([]*dist, len(idx))
 	for j, p := range idx {
-		if p.b < 0 || p.a >= p.b || math.IsNaN(ts.val(p.a, hl.count)) || math.IsNaN(ts.val(p.b, hl.count)) {
+		if p.b < 0 || p.a >= p.b || math.IsNaN(ts.val(p.b, hl.count)) {
 			continue
 		}
 		out[j] = ts.distBetween(hl, p.a, p.b)
