@@ -29,7 +29,7 @@ var queueSignals = []Signal{SigWaiting, SigBootstrapQueue, SigInflightQueue, Sig
 // prealloc, transfer; req), KV usage (ratio), TTFT and ITL p99 (s, from
 // histogram windows with observations); per gateway replica the
 // predicted − actual prefix-hit gap against the prefill side's pool (ratio
-// points) and its rejected share (429+408+5xx ÷ answered). Zero
+// points) and its rejected share (RejectedShareOf). Zero
 // thresholds take their defaults. Stale and down targets are left out:
 // their figures are not current.
 func (s *Snapshot) Crossings() []Crossing {
@@ -116,22 +116,47 @@ func (s *Snapshot) WorkerHitGap(w *WorkerView) (float64, bool) {
 	return best, ok
 }
 
-// RejectedShare is the replica's (429 + 408 + 5xx) ÷ all answered
-// responses over the window (ratio 0–1); false when it answered none or
-// exposes no responses by status.
+// RejectedShare is the replica's rejected share (see RejectedShareOf);
+// false when it answered nothing in the window or exposes no responses by
+// status.
 func (g *GatewayView) RejectedShare() (float64, bool) {
+	r := RejectedShareOf(g)
+	return r.Value, r.Present
+}
+
+// StatusClasses are the Keys of SigGWResponses a gateway can answer with:
+// success, rate limited or admission queue full, admission queue timeout,
+// other client errors, server errors. A replica that exposes its
+// responses family has a reading for each (0 for a class it never
+// answered: the family's labelled series are created at their first
+// response).
+var StatusClasses = []string{"2xx", "429", "408", "4xx", "5xx"}
+
+// RejectedSource is the rejected share's definition, shown as its source.
+const RejectedSource = "gateway responses (429 + 408 + 5xx) ÷ all responses over the window"
+
+// RejectedShareOf is the one definition of the rejected share used by the
+// summary, the panels, the diagnoses and the snapshot JSON: responses
+// answered 429 (rejected at the door), 408 (timed out waiting for
+// admission) or 5xx, divided by all responses (every status class,
+// 2xx and 4xx included), both summed over the given replicas as
+// increases over the window (ratio 0–1). Absent when the replicas expose
+// no responses by status or answered none.
+func RejectedShareOf(gs ...*GatewayView) Reading {
 	var total, bad float64
-	for k, r := range g.Responses {
-		if !r.Present || !Finite(r.Value) {
-			continue
-		}
-		total += r.Value
-		if k == "429" || k == "408" || k == "5xx" {
-			bad += r.Value
+	for _, g := range gs {
+		for k, r := range g.Responses {
+			if !r.Present || !Finite(r.Increase) {
+				continue
+			}
+			total += r.Increase
+			if k == "429" || k == "408" || k == "5xx" {
+				bad += r.Increase
+			}
 		}
 	}
 	if total <= 0 {
-		return 0, false
+		return Reading{}
 	}
-	return bad / total, true
+	return Reading{Present: true, Value: bad / total, Source: RejectedSource}
 }

@@ -210,7 +210,8 @@ type Admission struct {
 	Admitted Reading
 	// Rejected is by reason: "429", "408", "5xx", "no workers".
 	Rejected map[string]Reading
-	// RejectedShare is (429 + 408 + 5xx) ÷ all answers (ratio 0–1).
+	// RejectedShare is (429 + 408 + 5xx) ÷ all responses over the window
+	// (ratio 0–1; sources.RejectedShareOf).
 	RejectedShare Reading
 	// Retried is retry attempts/s; RetriesExhausted requests/s that ran
 	// out of retries.

@@ -310,12 +310,13 @@ type Fleet struct {
 	ReqRate Reading
 	// InputRate / OutputRate are prompt / output tokens per second over all
 	// workers (prefill pool for input, decode pool for output, in PD).
+	// OutputRate is the sum of the pools' Output (see WorkerView.Output).
 	InputRate  Reading
 	OutputRate Reading
 	// Hit is the fleet's actual prefix-hit ratio (prefill pool in PD).
 	Hit HitRatio
 	// Rejected is the share of gateway responses that were 429/408/5xx
-	// over the window (ratio 0–1).
+	// over the window (ratio 0–1; sources.RejectedShareOf).
 	Rejected Reading
 }
 

@@ -159,25 +159,16 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 	if src != "" {
 		f.Hit = hitRatio(hit, total, "tokens", src)
 	}
-	var offered, all, rejected sources.Reading
-	for _, g := range snap.Gateways {
+	var offered sources.Reading
+	gws := make([]*sources.GatewayView, len(snap.Gateways))
+	for i := range snap.Gateways {
+		g := &snap.Gateways[i]
+		gws[i] = g
 		if r := g.Readings.Get(sources.SigGWOffered); r.Present {
 			offered.Present = true
 			offered.Value += r.Value
 			offered.Increase += r.Increase
 			offered.Source = r.Source
-		}
-		for class, r := range g.Responses {
-			if !r.Present {
-				continue
-			}
-			all.Present = true
-			all.Value += r.Value
-			all.Increase += r.Increase
-			if class == "429" || class == "408" || class == "5xx" {
-				rejected.Value += r.Value
-				rejected.Increase += r.Increase
-			}
 		}
 	}
 	if offered.Present {
@@ -185,8 +176,5 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 	} else {
 		f.ReqRate = sum(out, sources.SigRequests)
 	}
-	if all.Present && all.Increase > 0 {
-		f.Rejected = sources.Reading{Present: true, Value: rejected.Increase / all.Increase,
-			Source: "gateway responses 429+408+5xx / all"}
-	}
+	f.Rejected = sources.RejectedShareOf(gws...)
 }

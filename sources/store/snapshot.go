@@ -220,6 +220,7 @@ func (ts *targetState) gatewayView(status sources.TargetStatus, window time.Dura
 			}
 		}
 	}
+	fillClasses(g.Responses)
 	for k := range workers {
 		g.Workers = append(g.Workers, k)
 	}
@@ -280,4 +281,27 @@ func (ts *targetState) routerView(key, replica string, window time.Duration) (so
 		}
 	}
 	return rv, any
+}
+
+// fillClasses gives a replica that exposes its responses family a reading
+// for every status class: a class it never answered has no series yet
+// (labelled counters are created at their first increment), which is 0
+// answers, not "not exposed". The filled readings have a rate exactly
+// when the replica's other classes do.
+func fillClasses(rs map[string]sources.Reading) {
+	if len(rs) == 0 {
+		return
+	}
+	var fam sources.Reading
+	for _, r := range rs {
+		fam.Present = fam.Present || r.Present
+		if fam.Source == "" {
+			fam.Source = r.Source
+		}
+	}
+	for _, k := range sources.StatusClasses {
+		if _, ok := rs[k]; !ok {
+			rs[k] = sources.Reading{Present: fam.Present, Source: fam.Source}
+		}
+	}
 }

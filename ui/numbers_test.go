@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pdtop/pdtop/panels"
+	"github.com/pdtop/pdtop/sources/sim"
+	"github.com/pdtop/pdtop/sources/snapjson"
+	"github.com/pdtop/pdtop/themes"
+)
+
+// Figures that one number feeds must read the same wherever they are
+// shown: the summary line, every panel, the drill-down and the snapshot
+// JSON. These run the demo fleet over the real scrape path.
+
+// replicaCells returns the cells of the admission table row of a replica
+// (by name) under the header that starts with "replica".
+func replicaCells(t *testing.T, text, name string) (header, row []string) {
+	t.Helper()
+	for _, l := range strings.Split(text, "\n") {
+		f := strings.Fields(strings.Trim(l, "│ "))
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "replica" {
+			header = f
+		}
+		if header != nil && f[0] == name {
+			return header, f
+		}
+	}
+	t.Fatalf("no admission row for %s in\n%s", name, text)
+	return nil, nil
+}
+
+// TestRejectedShareIsOneFigure: with one replica the replica row, the
+// summary, the JSON (fleet, gateway, diagnosis) all say the same rejected
+// share: (429 + 408 + 5xx) ÷ all responses over the window.
+func TestRejectedShareIsOneFigure(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 1, Scenario: sim.ScenarioDecodeSaturation})
+	r.advance(128)
+	s := r.snapshot()
+	st := themes.NewStyles(themes.Mono())
+	m := regexp.MustCompile(`rejected (\S+%)`).FindStringSubmatch(panels.Summary(s, st, 600, panels.SummaryState{Window: s.Window}))
+	if m == nil {
+		t.Fatal("no rejected share in the summary")
+	}
+	header, row := replicaCells(t, panels.Print(panels.DecodeAdmission, s, st, 140), "gateway-0")
+	if header[len(header)-1] != "rejected" || strings.TrimSuffix(row[len(row)-1], "!") != m[1] {
+		t.Errorf("replica row rejected %s, summary %s (%v / %v)", row[len(row)-1], m[1], header, row)
+	}
+	var doc struct {
+		Fleet struct {
+			Rejected float64 `json:"rejected_ratio"`
+		} `json:"fleet"`
+		Gateways []struct {
+			Rejected float64 `json:"rejected_ratio"`
+		} `json:"gateways"`
+		Diagnosis struct {
+			Admission struct {
+				Rejected float64 `json:"rejected_ratio"`
+			} `json:"admission"`
+		} `json:"diagnosis"`
+	}
+	b, _ := snapjson.Marshal(s)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if f := doc.Fleet.Rejected; f <= 0 || doc.Gateways[0].Rejected != f || doc.Diagnosis.Admission.Rejected != f {
+		t.Errorf("rejected: fleet %v, gateway %v, diagnosis %v", f, doc.Gateways[0].Rejected, doc.Diagnosis.Admission.Rejected)
+	}
+}
+
+// TestUnansweredStatusClassIsZero: a replica that exposes its responses
+// family shows 0 for a class it never answered (its series is created at
+// the first such answer), never a blank next to another replica's 0.
+func TestUnansweredStatusClassIsZero(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 2, Scenario: sim.ScenarioReplicaSkew})
+	r.advance(90)
+	s := r.snapshot()
+	text := panels.Print(panels.DecodeAdmission, s, themes.NewStyles(themes.Mono()), 160)
+	h0, row0 := replicaCells(t, text, "gateway-0")
+	_, row1 := replicaCells(t, text, "gateway-1")
+	if len(row0) != len(row1) || len(row0) != len(h0) {
+		t.Errorf("replica rows have blank cells:\n%s", text)
+	}
+	for _, g := range s.Gateways {
+		for _, k := range []string{"2xx", "429", "408", "4xx", "5xx"} {
+			if rd, ok := g.Responses[k]; !ok || !rd.Present {
+				t.Errorf("%s %s = %+v, want a reading (0 when never answered)", g.Name, k, rd)
+			}
+		}
+	}
+}
