@@ -87,14 +87,14 @@ func cadenceTable(c *drawCtx, parts []part, th sources.Thresholds) []string {
 				rowCells(&w.TargetStatus, []cell{
 					m.dist(i, p50, latency), m.p99Cell(i, th.ITLP99, "ITL p99"),
 					m.dist(f, p50, latency), m.p99Cell(f, th.TTFTP99, "TTFT p99"),
-					m.reading(w.Readings.Get(sources.SigGenerationTokens), rate),
+					m.reading(w.Output, rate),
 				}, m)...))
 		}
 		i, f := pool.Dists[sources.SigITL], pool.Dists[sources.SigTTFT]
 		t.foot = [][]cell{{toned("pool", toneAccent), poolState(pool),
 			m.dist(i, p50, latency), m.p99Cell(i, th.ITLP99, "ITL p99"),
 			m.dist(f, p50, latency), m.p99Cell(f, th.TTFTP99, "TTFT p99"),
-			m.reading(pool.Readings.Get(sources.SigGenerationTokens), rate)}}
+			m.reading(pool.Output, rate)}}
 		p := selectablePart(c, t, 4)
 		p.gap = true
 		parts = append(parts, p)

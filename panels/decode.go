@@ -47,7 +47,7 @@ func drawDecode(c *drawCtx) []string {
 				m.queueCell(r.Get(sources.SigTransferQueue), th),
 				kvBar(c.st, m, r.Get(sources.SigKVUsage), barW, w.Health == sources.Stale, th.KVUsage),
 				retractCell(m, r.Get(sources.SigRetractions)),
-				m.reading(r.Get(sources.SigGenerationTokens), rate),
+				m.reading(w.Output, rate),
 				tr.cell(w),
 			}, m)...))
 	}
@@ -62,7 +62,7 @@ func drawDecode(c *drawCtx) []string {
 		m.reading(pr.Get(sources.SigTransferQueue), count),
 		kvMax,
 		retractCell(m, pr.Get(sources.SigRetractions)),
-		m.reading(pr.Get(sources.SigGenerationTokens), rate),
+		m.reading(pool.Output, rate),
 	}}
 	var parts []part
 	if len(all) > 0 {

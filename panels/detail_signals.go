@@ -114,6 +114,12 @@ func (c *detailCtx) signalLines() []string {
 		}
 		lines = out
 	}
+	if o := w.Output; o.Source != "" {
+		l := "output tok/s in the panels, the summary and the charts: " + readingText(o, rate) + " from " + clean(o.Source, 120)
+		for _, x := range wrapLines([]string{l}, c.iw) {
+			lines = append(lines, paint(c.st, toneMuted, x))
+		}
+	}
 	if c.d == nil {
 		lines = append(lines, paint(c.st, toneMuted, "(this backend keeps history for a few signals only)"))
 	} else {

@@ -207,6 +207,8 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigITL:  hist(0.031, 0.06, 0.085, 0.036, 690000, "s", "sglang:inter_token_latency_seconds"),
 			sources.SigTTFT: hist(0.42, 1.1, 1.9, 0.6, 6100, "s", "sglang:time_to_first_token_seconds"),
 		},
+		// As the store derives it: this worker exposes no per-batch counter.
+		Output: ctr(2300, win, "sglang:generation_tokens_total (finished requests)"),
 		Router: []sources.RouterView{router("gw-a", 14, 20.5, 1, 0), router("gw-b", 12, 19.1, 1, 0)},
 	}
 	d1 := sources.WorkerView{
@@ -223,6 +225,7 @@ func sampleSnapshot() *sources.Snapshot {
 		Dists: map[sources.Signal]sources.Quantiles{
 			sources.SigITL: hist(0.044, 0.09, 0.16, 0.05, 520000, "s", "sglang:inter_token_latency_seconds"),
 		},
+		Output:   ctr(1800, win, "sglang:generation_tokens_total (finished requests)"),
 		Router:   []sources.RouterView{router("gw-a", 0, 0, 0, 1), router("gw-b", 9, 15.2, 1, 0)},
 		Disagree: "gw-a unhealthy CB open, gw-b ok",
 	}
@@ -260,6 +263,7 @@ func sampleSnapshot() *sources.Snapshot {
 				sources.SigGenerationTokens: ctr(4100, win, ""),
 				sources.SigRetractions:      ctr(0.45, win, ""),
 			},
+			Output: ctr(4100, win, "sglang:generation_tokens_total (finished requests)"),
 			Dists: map[sources.Signal]sources.Quantiles{
 				sources.SigITL:  hist(0.036, 0.07, 0.12, 0.04, 1.21e6, "s", "sglang:inter_token_latency_seconds"),
 				sources.SigTTFT: hist(0.42, 1.1, 1.9, 0.6, 6100, "s", "sglang:time_to_first_token_seconds"),
@@ -268,7 +272,7 @@ func sampleSnapshot() *sources.Snapshot {
 		Fleet: sources.Fleet{TargetsUp: 5, Targets: 6,
 			ReqRate:    ctr(77.3, win, ""),
 			InputRate:  ctr(14200, win, ""),
-			OutputRate: ctr(4100, win, ""),
+			OutputRate: ctr(4100, win, "sglang:generation_tokens_total (finished requests)"),
 			Hit: sources.HitRatio{Present: true, Ratio: 0.40, Hit: 1.05e6, Total: 2.64e6, Unit: "tokens",
 				Source: "cached_tokens_total / prompt_tokens_total"},
 			Rejected: rd(0.027, ""),

@@ -216,6 +216,15 @@ type WorkerView struct {
 	// Hit is the actual prefix-hit ratio over the window (cached ÷ prompt
 	// tokens, or the scheduler's token counters when those exist).
 	Hit HitRatio
+	// Output is the worker's output tokens/s over the window as every
+	// panel, the fleet figure, the output_tps chart and the capacity view
+	// count them: the scheduler's per-batch decode tokens
+	// (realtime_tokens_total{mode="decode"}, which move while long
+	// generations are still running) when the worker exposes them, else
+	// the output tokens of finished requests (generation_tokens_total,
+	// counted when a request finishes). Source says which, e.g.
+	// `sglang:realtime_tokens_total{mode="decode"} (per batch)`.
+	Output Reading
 	// Router is each gateway replica's view of this worker.
 	Router []RouterView
 	// History holds per-tick points for sparklines, oldest first, NaN for
@@ -279,6 +288,9 @@ type PoolView struct {
 	Readings Readings
 	// Hit is the pool's actual hit ratio (ratio of sums over workers).
 	Hit HitRatio
+	// Output is the sum of the workers' Output (output tokens/s); Source
+	// names the counter, or both when the workers differ.
+	Output Reading
 	// Dists merges the workers' histogram deltas bucket by bucket.
 	Dists map[Signal]Quantiles
 }

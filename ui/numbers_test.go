@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pdtop/pdtop/panels"
+	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/sources/sim"
 	"github.com/pdtop/pdtop/sources/snapjson"
 	"github.com/pdtop/pdtop/themes"
@@ -15,6 +16,110 @@ import (
 // Figures that one number feeds must read the same wherever they are
 // shown: the summary line, every panel, the drill-down and the snapshot
 // JSON. These run the demo fleet over the real scrape path.
+
+// poolCell returns the last cell of the "pool" row of a printed panel
+// table whose header names col as its last column.
+func poolCell(t *testing.T, text, col string) string {
+	t.Helper()
+	header := false
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.Trim(l, "│ ")
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "worker" && f[len(f)-1] == col {
+			header = true
+		}
+		if header && f[0] == "pool" {
+			return f[len(f)-1]
+		}
+	}
+	t.Fatalf("no pool row under a %q column in\n%s", col, text)
+	return ""
+}
+
+// TestOutputTokensAgreeEverywhere: "output tok/s" is one figure — per-batch
+// decode tokens when the workers expose them — in the summary, the decode
+// admission and token cadence pool rows, the capacity view and the JSON.
+func TestOutputTokensAgreeEverywhere(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 3, Prefill: 2, Decode: 2, Replicas: 1, Scenario: sim.ScenarioDecodeSaturation})
+	r.advance(100) // long generations: finished-request tokens lag the per-batch ones
+	s := r.snapshot()
+	st := themes.NewStyles(themes.Mono())
+	sum := panels.Summary(s, st, 600, panels.SummaryState{Window: s.Window})
+	m := regexp.MustCompile(`out (\S+) tok/s`).FindStringSubmatch(sum)
+	if m == nil {
+		t.Fatalf("no output in the summary: %q", sum)
+	}
+	out := m[1]
+	for _, id := range []panels.ID{panels.DecodeAdmission, panels.TokenCadence} {
+		if got := poolCell(t, panels.Print(id, s, st, 140), "output"); got != out {
+			t.Errorf("%s pool row output %s tok/s, summary %s tok/s", id, got, out)
+		}
+	}
+	if !strings.Contains(s.Fleet.OutputRate.Source, `realtime_tokens_total{mode="decode"}`) {
+		t.Errorf("fleet output source %q: want the per-batch decode counter", s.Fleet.OutputRate.Source)
+	}
+	var doc struct {
+		Fleet struct {
+			Output float64 `json:"output_tokens_per_second"`
+			Source string  `json:"output_tokens_source"`
+		} `json:"fleet"`
+		Pools struct {
+			Decode struct {
+				Output struct {
+					Value  float64 `json:"value"`
+					Source string  `json:"source"`
+				} `json:"output_tokens_per_second"`
+			} `json:"decode"`
+		} `json:"pools"`
+		Workers []struct {
+			Role   string `json:"role"`
+			Output *struct {
+				Value float64 `json:"value"`
+			} `json:"output_tokens_per_second"`
+		} `json:"workers"`
+		Diagnosis struct {
+			Capacity struct {
+				Decode struct {
+					Served *float64 `json:"served_per_second"`
+				} `json:"decode"`
+			} `json:"capacity"`
+		} `json:"diagnosis"`
+	}
+	b, err := snapjson.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Fleet.Output <= 0 || doc.Fleet.Output != doc.Pools.Decode.Output.Value {
+		t.Errorf("JSON fleet output %v, decode pool output %v", doc.Fleet.Output, doc.Pools.Decode.Output.Value)
+	}
+	var sumW float64
+	for _, w := range doc.Workers {
+		if w.Role == "decode" && w.Output != nil {
+			sumW += w.Output.Value
+		}
+	}
+	if d := sumW - doc.Fleet.Output; d > 1e-6 || d < -1e-6 {
+		t.Errorf("decode workers' output %v ≠ fleet %v", sumW, doc.Fleet.Output)
+	}
+	if c := doc.Diagnosis.Capacity.Decode.Served; c == nil || *c != doc.Fleet.Output {
+		t.Errorf("capacity decode served %v, fleet output %v", c, doc.Fleet.Output)
+	}
+	// The drill-down says which counter the panels' figure comes from.
+	d := panels.NewDetail(st)
+	d.SetSize(160, 200)
+	d.SetSnapshot(s)
+	d.SetTarget(s.WorkersByRole(sources.RoleDecode)[0].ID)
+	if v := d.View(); !strings.Contains(v, "output tok/s in the panels, the summary and the charts") ||
+		!strings.Contains(v, `realtime_tokens_total{mode="decode"} (per batch)`) {
+		t.Errorf("drill-down does not say where output tok/s come from:\n%s", v)
+	}
+}
 
 // replicaCells returns the cells of the admission table row of a replica
 // (by name) under the header that starts with "replica".

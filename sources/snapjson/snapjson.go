@@ -55,13 +55,17 @@ type Thresholds struct {
 
 // Fleet is the summary line's figures.
 type Fleet struct {
-	Targets               int       `json:"targets"`
-	TargetsUp             int       `json:"targets_up"`
-	RequestsPerSecond     *float64  `json:"requests_per_second"`
-	InputTokensPerSecond  *float64  `json:"input_tokens_per_second"`
-	OutputTokensPerSecond *float64  `json:"output_tokens_per_second"`
-	PrefixHit             *HitRatio `json:"prefix_hit"`
-	RejectedRatio         *float64  `json:"rejected_ratio"`
+	Targets               int      `json:"targets"`
+	TargetsUp             int      `json:"targets_up"`
+	RequestsPerSecond     *float64 `json:"requests_per_second"`
+	InputTokensPerSecond  *float64 `json:"input_tokens_per_second"`
+	OutputTokensPerSecond *float64 `json:"output_tokens_per_second"`
+	// OutputTokensSource names the counter behind OutputTokensPerSecond
+	// (sources.WorkerView.Output): per-batch decode tokens when exposed,
+	// else finished requests' output tokens.
+	OutputTokensSource string    `json:"output_tokens_source,omitempty"`
+	PrefixHit          *HitRatio `json:"prefix_hit"`
+	RejectedRatio      *float64  `json:"rejected_ratio"`
 }
 
 // Crossing is a figure at or over its threshold.
@@ -149,7 +153,10 @@ type Worker struct {
 	Readings         map[string]Reading      `json:"readings"`
 	Distributions    map[string]Distribution `json:"distributions"`
 	PrefixHit        *HitRatio               `json:"prefix_hit"`
-	Router           []RouterView            `json:"router"`
+	// OutputTokens is output tokens/s as the panels count them
+	// (sources.WorkerView.Output); Source says which counter.
+	OutputTokens *Reading     `json:"output_tokens_per_second,omitempty"`
+	Router       []RouterView `json:"router"`
 }
 
 // RouterView is one gateway replica's view of a worker.
@@ -191,6 +198,8 @@ type Pool struct {
 	Readings      map[string]Reading      `json:"readings"`
 	Distributions map[string]Distribution `json:"distributions"`
 	PrefixHit     *HitRatio               `json:"prefix_hit"`
+	// OutputTokens is the sum of the workers' output_tokens_per_second.
+	OutputTokens *Reading `json:"output_tokens_per_second,omitempty"`
 }
 
 // Event is something that happened to a target.
@@ -237,7 +246,7 @@ func New(s *sources.Snapshot) *Document {
 		Fleet: Fleet{Targets: s.Fleet.Targets, TargetsUp: s.Fleet.TargetsUp,
 			RequestsPerSecond: value(s.Fleet.ReqRate), InputTokensPerSecond: value(s.Fleet.InputRate),
 			OutputTokensPerSecond: value(s.Fleet.OutputRate), PrefixHit: hit(s.Fleet.Hit),
-			RejectedRatio: value(s.Fleet.Rejected)},
+			OutputTokensSource: s.Fleet.OutputRate.Source, RejectedRatio: value(s.Fleet.Rejected)},
 		Crossings: []Crossing{}, Workers: []Worker{}, Gateways: []Gateway{}, Targets: []Target{}, Events: []Event{},
 	}
 	for _, c := range s.Crossings() {
@@ -257,7 +266,7 @@ func New(s *sources.Snapshot) *Document {
 		w := &s.Workers[i]
 		out := Worker{Target: target(&w.TargetStatus, s.Time), RestartedInWindow: w.Restarted, ReplicasDisagree: w.Disagree,
 			Readings: readings(w.Readings), Distributions: dists(w.Dists), PrefixHit: hit(w.Hit),
-			Router: []RouterView{}}
+			OutputTokens: output(w.Output), Router: []RouterView{}}
 		for _, r := range w.Router {
 			out.Router = append(out.Router, router(r))
 		}
@@ -378,7 +387,19 @@ func pool(p *sources.PoolView) *Pool {
 		return nil
 	}
 	return &Pool{Workers: p.Workers, Up: p.Up, Readings: readings(p.Readings), Distributions: dists(p.Dists),
-		PrefixHit: hit(p.Hit)}
+		PrefixHit: hit(p.Hit), OutputTokens: output(p.Output)}
+}
+
+// output is an output tokens/s reading (nil when no worker exposes one).
+func output(r sources.Reading) *Reading {
+	if !r.Present && r.Source == "" {
+		return nil
+	}
+	x := &Reading{Value: value(r), Unit: "tokens/s", Kind: "counter", Source: r.Source}
+	if r.Present {
+		x.Increase = num(r.Increase)
+	}
+	return x
 }
 
 func target(t *sources.TargetStatus, now time.Time) Target {

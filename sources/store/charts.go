@@ -311,12 +311,36 @@ func nanSlice(n int) []float64 {
 	return out
 }
 
-// outputSignal is the counter a worker's output tokens/s comes from: the
-// scheduler's per-batch decode tokens when exposed (they move while long
-// generations are still running), else output tokens of finished requests.
+// outputSignal is the counter a worker's output tokens/s comes from
+// (sources.WorkerView.Output): the scheduler's per-batch decode tokens when
+// exposed (they move while long generations are still running), else
+// output tokens of finished requests.
 func outputSignal(ts *targetState) sources.Signal {
 	if _, ok := ts.scalars[histID{sources.SigRealtimeDecode, ""}]; ok {
 		return sources.SigRealtimeDecode
 	}
 	return sources.SigGenerationTokens
+}
+
+// outputReading is the worker's Output: its outputSignal's reading, the
+// source saying which counter and how it counts.
+func (ts *targetState) outputReading(rs sources.Readings) sources.Reading {
+	sig := outputSignal(ts)
+	r, ok := rs[sig]
+	if !ok {
+		return sources.Absent
+	}
+	if sig == sources.SigRealtimeDecode {
+		r.Source = orName(r.Source, "realtime_tokens_total") + `{mode="decode"} (per batch)`
+	} else {
+		r.Source = orName(r.Source, "generation_tokens_total") + " (finished requests)"
+	}
+	return r
+}
+
+func orName(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
 }

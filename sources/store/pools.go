@@ -2,6 +2,7 @@ package store
 
 import (
 	"math"
+	"strings"
 
 	"github.com/pdtop/pdtop/sources"
 )
@@ -86,6 +87,7 @@ func (s *Store) pools(snap *sources.Snapshot, workers []*targetState) {
 			}
 			p.Readings[sig] = cur
 		}
+		p.Output = addOutput(p.Output, w.Output)
 		if w.Hit.Total > 0 || w.Hit.Source != "" {
 			h := hits[r]
 			h[0] += w.Hit.Hit
@@ -143,9 +145,9 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 		return r
 	}
 	f.InputRate = sum(in, sources.SigPromptTokens)
-	f.OutputRate = sum(out, sources.SigRealtimeDecode)
-	if !f.OutputRate.Present {
-		f.OutputRate = sum(out, sources.SigGenerationTokens)
+	f.OutputRate = sources.Reading{}
+	for _, p := range out {
+		f.OutputRate = addOutput(f.OutputRate, p.Output)
 	}
 	var hit, total float64
 	src := ""
@@ -177,4 +179,24 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 		f.ReqRate = sum(out, sources.SigRequests)
 	}
 	f.Rejected = sources.RejectedShareOf(gws...)
+}
+
+// addOutput adds one worker's (or pool's) output tokens/s to a sum: rates
+// and increases of present readings add up; the source is kept, or both
+// named when they differ; a reading that exists without a rate yet keeps
+// its source.
+func addOutput(sum, r sources.Reading) sources.Reading {
+	switch {
+	case r.Source == "":
+	case sum.Source == "":
+		sum.Source = r.Source
+	case !strings.Contains(sum.Source, r.Source):
+		sum.Source += " + " + r.Source
+	}
+	if r.Present {
+		sum.Present = true
+		sum.Value += r.Value
+		sum.Increase += r.Increase
+	}
+	return sum
 }

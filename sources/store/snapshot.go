@@ -170,6 +170,7 @@ func (ts *targetState) workerView(status sources.TargetStatus, window time.Durat
 				P50: math.NaN(), P90: math.NaN(), P99: math.NaN(), Unit: g.Info().Unit, Source: r.Source}
 		}
 	}
+	w.Output = ts.outputReading(w.Readings)
 	if hit, total, src, ok := ts.hitTerms(from, to); ok {
 		w.Hit = hitRatio(hit, total, "tokens", src)
 	}
