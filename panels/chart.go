@@ -31,6 +31,9 @@ type chartLine struct {
 	points []float64 // oldest first, one per step, NaN = gap
 	tone   tone      // a series tone: series(i)
 	dashed bool      // drawn with gaps every third cell (predictions)
+	// beyond marks points that are only lower bounds (a quantile above
+	// the top bucket): the legend's latest value reads ">5.00s".
+	beyond []bool
 }
 
 // chart is a small line chart of 1–4 series over the time window.
@@ -121,8 +124,11 @@ func (c *chart) legend(st *themes.Styles, w int) string {
 			glyph = "╌╌"
 		}
 		v := markAbsent
-		if x, ok := lastFinite(l.points); ok {
-			v = c.format(x)
+		if i, ok := lastFiniteAt(l.points); ok {
+			v = c.format(l.points[i])
+			if i < len(l.beyond) && l.beyond[i] {
+				v = markBeyond + v
+			}
 		}
 		parts = append(parts, paint(st, l.tone, glyph)+" "+l.label+" "+v)
 	}
@@ -214,11 +220,11 @@ func finite2(a, b float64) bool {
 	return !math.IsNaN(a) && !math.IsNaN(b) && !math.IsInf(a, 0) && !math.IsInf(b, 0)
 }
 
-// lastFinite returns the newest finite point.
-func lastFinite(p []float64) (float64, bool) {
+// lastFiniteAt is the index of the last finite point.
+func lastFiniteAt(p []float64) (int, bool) {
 	for i := len(p) - 1; i >= 0; i-- {
 		if v := p[i]; v == v && !math.IsInf(v, 0) {
-			return v, true
+			return i, true
 		}
 	}
 	return 0, false

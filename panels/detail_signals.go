@@ -69,10 +69,11 @@ func (c *detailCtx) signalLines() []string {
 		name := sig.Info().Name + " p50/p99"
 		v := m.dist(q, p50, latency)
 		if q.Present && q.Form == "histogram" && sources.Finite(q.P50) && sources.Finite(q.P99) {
-			v = txt(inUnit(q.P50, q.Unit) + " / " + inUnit(q.P99, q.Unit))
+			f := inUnit
 			if q.Unit != "s" && q.Unit != "ms" {
-				v = txt(num(q.P50) + " / " + num(q.P99))
+				f = plain
 			}
+			v = txt(m.quantileText(q.P50, q.P50Beyond, q.Unit, f) + " / " + m.quantileText(q.P99, q.P99Beyond, q.Unit, f))
 			switch sig {
 			case sources.SigITL:
 				v = m.over(v.val(q.P99), q.P99, th.ITLP99, "ITL p99 ≥ "+secs(th.ITLP99))

@@ -19,6 +19,9 @@ type Crossing struct {
 	// hit gap, error rate, 0–1) or "s" (latencies).
 	Value, Threshold float64
 	Unit             string
+	// Beyond is true when Value is a quantile whose rank fell in the +Inf
+	// bucket: the true figure lies above Value (the top finite bound).
+	Beyond bool
 }
 
 // queueSignals are the queues QueueDepth applies to.
@@ -38,10 +41,10 @@ func (s *Snapshot) Crossings() []Crossing {
 	}
 	th := s.Thresholds.WithDefaults()
 	var out []Crossing
-	add := func(ts *TargetStatus, what string, sig Signal, v, thr float64, unit string) {
+	add := func(ts *TargetStatus, what string, sig Signal, v, thr float64, unit string, beyond ...bool) {
 		if Finite(v) && v >= thr {
 			out = append(out, Crossing{TargetID: ts.ID, Name: ts.Name, Role: ts.Role, What: what,
-				Signal: sig, Value: v, Threshold: thr, Unit: unit})
+				Signal: sig, Value: v, Threshold: thr, Unit: unit, Beyond: len(beyond) > 0 && beyond[0]})
 		}
 	}
 	for i := range s.Workers {
@@ -60,10 +63,10 @@ func (s *Snapshot) Crossings() []Crossing {
 			add(&w.TargetStatus, "KV usage", SigKVUsage, r.Value, th.KVUsage, "ratio")
 		}
 		if q := w.Dist(SigTTFT); q.Present && q.Form == "histogram" && q.Count > 0 {
-			add(&w.TargetStatus, "TTFT p99", SigTTFT, q.P99, th.TTFTP99, "s")
+			add(&w.TargetStatus, "TTFT p99", SigTTFT, q.P99, th.TTFTP99, "s", q.P99Beyond)
 		}
 		if q := w.Dist(SigITL); q.Present && q.Form == "histogram" && q.Count > 0 {
-			add(&w.TargetStatus, "ITL p99", SigITL, q.P99, th.ITLP99, "s")
+			add(&w.TargetStatus, "ITL p99", SigITL, q.P99, th.ITLP99, "s", q.P99Beyond)
 		}
 	}
 	pool := s.PrefillSidePool()

@@ -58,6 +58,11 @@ type Quantiles struct {
 	// P50, P90, P99 are linear-interpolated bucket quantiles of the bucket
 	// deltas over the window (NaN when only a mean is known).
 	P50, P90, P99 float64
+	// P50Beyond, P90Beyond and P99Beyond are true when that quantile's
+	// rank falls in the +Inf bucket: the quantile is only known to exceed
+	// the highest finite bucket bound, which P50/P90/P99 then hold (shown
+	// as ">5s"; Prometheus' histogram_quantile returns the same bound).
+	P50Beyond, P90Beyond, P99Beyond bool
 	// Mean is Δsum/Δcount over the window (or the gauge value for the old
 	// gauge form of the KV-transfer family).
 	Mean float64
@@ -302,6 +307,10 @@ type Series struct {
 	Unit   string
 	Step   time.Duration
 	Points []float64
+	// Beyond, when set (quantile series only), marks the points whose
+	// quantile fell in the +Inf bucket: the point is the highest finite
+	// bucket bound and the true value lies above it.
+	Beyond []bool
 }
 
 // Event is something that happened to a target: a restart, a worker joining

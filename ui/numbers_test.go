@@ -200,3 +200,46 @@ func TestUnansweredStatusClassIsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestKVLatencyAboveTheTopBucket: in congested-link, prefill-0's KV
+// transfers take longer than the top finite bucket (5 s); the KV panel
+// and the JSON say "above 5 s", not "5.00s".
+func TestKVLatencyAboveTheTopBucket(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 1, Scenario: sim.ScenarioCongestedLink})
+	r.advance(130)
+	s := r.snapshot()
+	var p0 *sources.WorkerView
+	for i := range s.Workers {
+		if s.Workers[i].Name == "prefill-0" {
+			p0 = &s.Workers[i]
+		}
+	}
+	q := p0.Dist(sources.SigKVXferLatency)
+	if !q.P99Beyond {
+		t.Fatalf("prefill-0 KV latency p99 %v%s: want beyond the top bucket (buckets %v)", q.P99, q.Unit, q.Buckets)
+	}
+	text := panels.Print(panels.KVTransfer, s, themes.NewStyles(themes.Mono()), 140)
+	if !regexp.MustCompile(`prefill-0 .*/>5\.00s`).MatchString(text) || !strings.Contains(text, "> above the top bucket") {
+		t.Errorf("KV panel does not show prefill-0's p99 as >5.00s with its legend:\n%s", text)
+	}
+	b, _ := snapjson.Marshal(s)
+	var doc struct {
+		Workers []struct {
+			Name  string `json:"name"`
+			Dists map[string]struct {
+				P99    float64 `json:"p99"`
+				Beyond *struct {
+					P99 bool `json:"p99"`
+				} `json:"beyond_top_bucket"`
+			} `json:"distributions"`
+		} `json:"workers"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range doc.Workers {
+		if d := w.Dists["kv_xfer_latency"]; w.Name == "prefill-0" && (d.Beyond == nil || !d.Beyond.P99) {
+			t.Errorf("JSON prefill-0 kv_xfer_latency = %+v: want beyond_top_bucket.p99", d)
+		}
+	}
+}

@@ -78,6 +78,9 @@ type Crossing struct {
 	Value     float64 `json:"value"`
 	Threshold float64 `json:"threshold"`
 	Unit      string  `json:"unit"`
+	// BeyondTopBucket: value is a p99 above the top finite bucket bound
+	// (a lower bound).
+	BeyondTopBucket bool `json:"beyond_top_bucket,omitempty"`
 }
 
 // Reading is one scalar figure: a gauge's latest value, or a counter's
@@ -102,6 +105,17 @@ type Distribution struct {
 	Unit   string   `json:"unit"`
 	Form   string   `json:"form"`
 	Source string   `json:"source,omitempty"`
+	// BeyondTopBucket says, for the histogram form, which quantiles fell
+	// in the +Inf bucket: those hold the highest finite bound and the
+	// true value lies above it.
+	BeyondTopBucket *Beyond `json:"beyond_top_bucket,omitempty"`
+}
+
+// Beyond flags each quantile that lies above the top finite bucket.
+type Beyond struct {
+	P50 bool `json:"p50"`
+	P90 bool `json:"p90"`
+	P99 bool `json:"p99"`
 }
 
 // HitRatio is a prefix-hit ratio of sums over the window.
@@ -251,7 +265,7 @@ func New(s *sources.Snapshot) *Document {
 	}
 	for _, c := range s.Crossings() {
 		x := Crossing{Target: c.TargetID, Name: c.Name, Role: c.Role.String(), What: c.What,
-			Value: c.Value, Threshold: c.Threshold, Unit: c.Unit}
+			Value: c.Value, Threshold: c.Threshold, Unit: c.Unit, BeyondTopBucket: c.Beyond}
 		if c.Signal != sources.SigInvalid {
 			k := Key(c.Signal)
 			x.Signal = &k
@@ -351,8 +365,12 @@ func dists(ds map[sources.Signal]sources.Quantiles) map[string]Distribution {
 		if !q.Present {
 			continue
 		}
-		out[Key(sig)] = Distribution{P50: num(q.P50), P90: num(q.P90), P99: num(q.P99), Mean: num(q.Mean),
+		d := Distribution{P50: num(q.P50), P90: num(q.P90), P99: num(q.P99), Mean: num(q.Mean),
 			Count: finite(q.Count), Unit: q.Unit, Form: q.Form, Source: q.Source}
+		if q.Form == "histogram" {
+			d.BeyondTopBucket = &Beyond{P50: q.P50Beyond, P90: q.P90Beyond, P99: q.P99Beyond}
+		}
+		out[Key(sig)] = d
 	}
 	return out
 }

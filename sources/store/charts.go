@@ -267,13 +267,17 @@ func (s *Store) charts(snap *sources.Snapshot, workers, gateways []*targetState,
 			}
 		}
 		p50, p99 := nanSlice(n), nanSlice(n)
+		b50, b99 := make([]bool, n), make([]bool, n)
 		for j, d := range merged {
 			if d != nil && !d.empty() {
-				p50[j], p99[j] = d.quantile(0.5), d.quantile(0.99)
+				p50[j], b50[j] = d.quantileBeyond(0.5)
+				p99[j], b99[j] = d.quantileBeyond(0.99)
 			}
 		}
 		series(h.name+"_p50", "s", p50)
 		series(h.name+"_p99", "s", p99)
+		markBeyond(snap.Charts, h.name+"_p50", b50)
+		markBeyond(snap.Charts, h.name+"_p99", b99)
 	}
 
 	hitAcc, totAcc := nanSlice(n), nanSlice(n)
@@ -290,6 +294,19 @@ func (s *Store) charts(snap *sources.Snapshot, workers, gateways []*targetState,
 		accumulate(totAcc, t)
 	}
 	series("hit_predicted", "ratio", ratioSeries(hitAcc, totAcc))
+}
+
+// markBeyond attaches the beyond-the-top-bucket flags to a series when any
+// is set.
+func markBeyond(charts map[string]sources.Series, name string, beyond []bool) {
+	for _, b := range beyond {
+		if b {
+			ser := charts[name]
+			ser.Beyond = beyond
+			charts[name] = ser
+			return
+		}
+	}
 }
 
 func accumulate(acc, v []float64) {

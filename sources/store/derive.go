@@ -161,7 +161,9 @@ func quantiles(d *dist, unit, src string) sources.Quantiles {
 		return q
 	}
 	q.Form = "histogram"
-	q.P50, q.P90, q.P99 = d.quantile(0.5), d.quantile(0.9), d.quantile(0.99)
+	q.P50, q.P50Beyond = d.quantileBeyond(0.5)
+	q.P90, q.P90Beyond = d.quantileBeyond(0.9)
+	q.P99, q.P99Beyond = d.quantileBeyond(0.99)
 	q.Buckets = make([]sources.Bucket, len(d.bounds))
 	for i, b := range d.bounds {
 		q.Buckets[i] = sources.Bucket{UpperBound: b, Count: d.counts[i]}

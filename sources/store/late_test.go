@@ -128,3 +128,33 @@ func TestLateStatusClassAgreesWithOffered(t *testing.T) {
 		t.Fatalf("429 = %+v", s429)
 	}
 }
+
+// TestQuantileBeyondTheTopBucket: a quantile whose rank falls in the +Inf
+// bucket holds the highest finite bound and says so, in the window's
+// figures and in the chart series.
+func TestQuantileBeyondTheTopBucket(t *testing.T) {
+	s := newStore(worker(w1, sources.RoleDecode))
+	bounds := []float64{0.01, 0.1, 5, math.Inf(1)}
+	for i := 0; i <= 60; i++ {
+		o := obs()
+		// 100 fast observations, then 3/s slower than the top finite bound.
+		c := []float64{100, 100, 100, 100 + 3*float64(i)}
+		o.Hists = []sources.Hist{{Signal: sources.SigTTFT, Bounds: bounds, Counts: c, Sum: 30 * float64(i), Count: c[3]}}
+		s.Ingest(ok(w1, float64(i), o))
+	}
+	snap := s.Snapshot(at(60), time.Minute)
+	q := snap.Workers[0].Dist(sources.SigTTFT)
+	if !q.P99Beyond || q.P99 != 5 || !q.P50Beyond || q.P90Beyond != true {
+		t.Fatalf("quantiles = p50 %v (%v) p90 %v (%v) p99 %v (%v): want the 5 s bound, beyond",
+			q.P50, q.P50Beyond, q.P90, q.P90Beyond, q.P99, q.P99Beyond)
+	}
+	ser := snap.Charts["ttft_p99"]
+	if n := len(ser.Points); n == 0 || len(ser.Beyond) != n || !ser.Beyond[n-1] || ser.Points[n-1] != 5 {
+		t.Fatalf("ttft_p99 chart: points %v beyond %v", ser.Points, ser.Beyond)
+	}
+	var d dist
+	d = dist{bounds: []float64{1, 2, math.Inf(1)}, counts: []float64{5, 10, 10}, count: 10}
+	if v, b := d.quantileBeyond(0.99); b || v > 2 {
+		t.Fatalf("inside the buckets: %v beyond=%v", v, b)
+	}
+}
