@@ -288,7 +288,7 @@ func sampleSnapshot() *sources.Snapshot {
 			"hit_predicted": {Name: "hit_predicted", Unit: "ratio", Step: step, Points: wave(n, 0.62, 0.05, 9, 0, 0)},
 		},
 		Events: []sources.Event{
-			{Time: now.Add(-4*time.Minute - 50*time.Second), TargetID: "http://10.0.0.22:30011/metrics", Name: "decode-1", Kind: "joined", Detail: "discovered from gw-a"},
+			{Time: now.Add(-4*time.Minute - 50*time.Second), TargetID: "http://10.0.0.22:30011/metrics", Name: "decode-1", Kind: "joined", Detail: "decode from gateway (initial discovery)", Initial: true},
 			{Time: now.Add(-3*time.Minute - 13*time.Second), TargetID: p1.ID, Name: "prefill-1", Kind: "restart", Detail: "new scheduler pid 4242"},
 			{Time: now.Add(-12 * time.Second), TargetID: d1.ID, Name: "decode-1", Kind: "stale", Detail: "timeout"},
 		},

@@ -321,6 +321,22 @@ type Event struct {
 	Name     string
 	Kind     string // "restart", "joined", "left", "stale", "recovered"
 	Detail   string // e.g. "counter went down", "new pid 4242"
+	// Initial is true for a "joined" seen during pdtop's first minute
+	// (InitialDiscovery): the worker was already there when pdtop started
+	// and discovery listed it — not a cold start, not a mark on charts.
+	Initial bool
+}
+
+// InitialDiscovery is how long after pdtop starts joining workers are
+// taken as found, not as joining: the first discovery passes, and the
+// first target list of a replay.
+const InitialDiscovery = time.Minute
+
+// ColdStart reports whether e marks a process whose cache starts cold: a
+// restart, or a worker that joined after pdtop's initial discovery and had
+// counted no work when first scraped (fresh: TargetStatus.FreshStart).
+func (e *Event) ColdStart(fresh bool) bool {
+	return e.Kind == "restart" || e.Kind == "joined" && !e.Initial && fresh
 }
 
 // Fleet holds the headline figures for the summary line.

@@ -1,15 +1,18 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pdtop/pdtop/panels"
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/sources/sim"
 	"github.com/pdtop/pdtop/sources/snapjson"
+	"github.com/pdtop/pdtop/sources/store"
 	"github.com/pdtop/pdtop/themes"
 )
 
@@ -240,6 +243,76 @@ func TestKVLatencyAboveTheTopBucket(t *testing.T) {
 	for _, w := range doc.Workers {
 		if d := w.Dists["kv_xfer_latency"]; w.Name == "prefill-0" && (d.Beyond == nil || !d.Beyond.P99) {
 			t.Errorf("JSON prefill-0 kv_xfer_latency = %+v: want beyond_top_bucket.p99", d)
+		}
+	}
+}
+
+// newDiscoveredRun is a fleetRun whose workers arrive as they do in
+// 'pdtop demo': the gateways first (the flags), the workers a moment later
+// (the first discovery pass), scraped before the fleet has served anything
+// (so they look freshly started), then whatever joins later.
+func newDiscoveredRun(t *testing.T, cfg sim.Config) *fleetRun {
+	t.Helper()
+	r := newFleetRun(t, cfg)
+	var gws []sources.Target
+	for _, tg := range r.store.Targets() {
+		if tg.Role == sources.RoleGateway {
+			gws = append(gws, tg)
+		}
+	}
+	all := r.store.Targets()
+	r.store = store.New(store.Options{Interval: time.Second}) // a store that starts with the gateways alone
+	r.store.SetTargets(r.now, gws)
+	r.now = r.now.Add(200 * time.Millisecond)
+	r.store.SetTargets(r.now, all)
+	for _, tg := range r.store.Targets() {
+		r.store.Ingest(r.scraper.Scrape(context.Background(), tg))
+	}
+	return r
+}
+
+// TestInitialDiscoveryIsNoColdStart: workers found by pdtop's first
+// discovery are not "joined" cold starts (scale-out: prefill-0/1 are not
+// "cold: joined" four minutes on), the worker that really joins is while
+// the window still holds part of its first minute, and no chart is marked
+// at the moment pdtop started.
+func TestInitialDiscoveryIsNoColdStart(t *testing.T) {
+	r := newDiscoveredRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 2, Scenario: sim.ScenarioScaleOut})
+	causes := func(s *sources.Snapshot, name string) string {
+		for _, v := range s.Diagnosis.Hits {
+			if v.Name == name {
+				var out []string
+				for _, c := range v.Causes {
+					out = append(out, string(c.Kind)+": "+c.Evidence)
+				}
+				return strings.Join(out, "; ")
+			}
+		}
+		return ""
+	}
+	r.advance(59)
+	m := newModel(r, 200, 60)
+	m.lastTick = r.now
+	m.Update(snapMsg{snap: r.snapshot()})
+	if v := m.View(); strings.Contains(v, "↻") {
+		t.Errorf("a restart mark with no restart (initial discovery):\n%s", v)
+	}
+	for r.now.Sub(start) < 100*time.Second { // prefill-2 joins at 1:20
+		r.advance(2)
+		r.store.SetTargets(r.now, targetsOf(r.fleet.Endpoints()))
+	}
+	s := r.snapshot()
+	if c := causes(s, "prefill-2"); !strings.Contains(c, "joined") {
+		t.Errorf("prefill-2 joined 20s ago: causes %q", c)
+	}
+	for r.now.Sub(start) < 250*time.Second {
+		r.advance(2)
+		r.store.SetTargets(r.now, targetsOf(r.fleet.Endpoints()))
+	}
+	s = r.snapshot()
+	for _, name := range []string{"prefill-0", "prefill-1", "prefill-2"} {
+		if c := causes(s, name); strings.Contains(c, "joined") {
+			t.Errorf("%s at 4:10: causes %q; want no join (initial discovery, or over a minute and the window ago)", name, c)
 		}
 	}
 }

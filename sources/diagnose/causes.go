@@ -81,7 +81,10 @@ func (e *evidence) replicaCauses(g *sources.GatewayView, large bool) []sources.C
 }
 
 // restartCause reports a restart or join of w recent enough that its
-// cache may still be cold: inside the window, or within coldAfter.
+// cache may still be cold: a restart inside the window or within
+// coldAfter; a join while the window still holds part of the worker's
+// first minute (coldSpan) — after that its own traffic has warmed it and
+// the window's figures no longer include its cold start.
 func (e *evidence) restartCause(w *sources.WorkerView) (sources.Cause, bool) {
 	last := lastStart(e.s, w)
 	if last == nil {
@@ -91,6 +94,9 @@ func (e *evidence) restartCause(w *sources.WorkerView) (sources.Cause, bool) {
 		return sources.Cause{}, false
 	}
 	ago := e.s.Time.Sub(last.Time)
+	if last.Kind == "joined" && ago > coldSpan+e.s.Window {
+		return sources.Cause{}, false
+	}
 	if ago > coldAfter && !w.Restarted {
 		return sources.Cause{}, false
 	}
@@ -122,9 +128,9 @@ func lastStart(s *sources.Snapshot, w *sources.WorkerView) *sources.Event {
 	var evs []*sources.Event
 	for i := range s.Events {
 		ev := &s.Events[i]
-		// A worker that joined already busy (discovered when pdtop
-		// started, or added to the list) is not a cold start.
-		if ev.TargetID == w.ID && (ev.Kind == "restart" || ev.Kind == "joined" && w.FreshStart) {
+		// A worker found by pdtop's initial discovery, or that joined
+		// already busy, is not a cold start.
+		if ev.TargetID == w.ID && ev.ColdStart(w.FreshStart) {
 			evs = append(evs, ev)
 		}
 	}

@@ -223,6 +223,9 @@ type Event struct {
 	Name   string    `json:"name"`
 	Kind   string    `json:"kind"`
 	Detail string    `json:"detail,omitempty"`
+	// Initial marks a "joined" of pdtop's initial discovery: the worker
+	// was already there, not a cold start.
+	Initial bool `json:"initial,omitempty"`
 }
 
 // Key is a signal's JSON key: its display name in snake case
@@ -298,7 +301,8 @@ func New(s *sources.Snapshot) *Document {
 		d.Gateways = append(d.Gateways, out)
 	}
 	for _, e := range s.Events {
-		d.Events = append(d.Events, Event{Time: e.Time.UTC(), Target: e.TargetID, Name: e.Name, Kind: e.Kind, Detail: e.Detail})
+		d.Events = append(d.Events, Event{Time: e.Time.UTC(), Target: e.TargetID, Name: e.Name, Kind: e.Kind, Detail: e.Detail,
+			Initial: e.Initial})
 	}
 	d.Diagnosis = diagnosis(s)
 	return d

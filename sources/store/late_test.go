@@ -158,3 +158,18 @@ func TestQuantileBeyondTheTopBucket(t *testing.T) {
 		t.Fatalf("inside the buckets: %v beyond=%v", v, b)
 	}
 }
+
+// TestInitialDiscoveryJoins: workers the first discovery passes list
+// (within a minute of the first target list) are "joined" events marked
+// Initial; later joins are not.
+func TestInitialDiscoveryJoins(t *testing.T) {
+	gw := sources.Target{ID: "http://gw:29000/metrics", Name: "gw", Role: sources.RoleGateway}
+	s := newStore(gw)
+	const w2 = "http://10.0.0.2:30001/metrics"
+	s.SetTargets(at(0.5), []sources.Target{gw, worker(w1, sources.RolePrefill)})
+	s.SetTargets(at(61), []sources.Target{gw, worker(w1, sources.RolePrefill), worker(w2, sources.RolePrefill)})
+	evs := s.Snapshot(at(61), time.Minute).Events
+	if len(evs) != 2 || !evs[0].Initial || evs[1].Initial || evs[0].ColdStart(true) || !evs[1].ColdStart(true) || evs[1].ColdStart(false) {
+		t.Fatalf("events = %+v", evs)
+	}
+}
