@@ -30,7 +30,16 @@ func (c *detailCtx) signalLines() []string {
 	for sig := range w.Readings {
 		sigs = append(sigs, sig)
 	}
-	sort.Slice(sigs, func(a, b int) bool { return sigs[a] < sigs[b] })
+	// In catalogue order, with KV residency right under KV usage: usage
+	// leaves out evictable tokens, so "KV usage 0%" next to heavy
+	// eviction needs it beside it.
+	rank := func(sig sources.Signal) float64 {
+		if sig == sources.SigKVResident {
+			return float64(sources.SigKVUsage) + 0.5
+		}
+		return float64(sig)
+	}
+	sort.Slice(sigs, func(a, b int) bool { return rank(sigs[a]) < rank(sigs[b]) })
 	for _, sig := range sigs {
 		r := w.Readings[sig]
 		info := sig.Info()

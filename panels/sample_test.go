@@ -141,6 +141,9 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigTransferFailed:    ctr(0, win, "sglang:num_transfer_failed_reqs_total"),
 			sources.SigBootstrapFailed:   ctr(0.02, win, "sglang:num_bootstrap_failed_reqs_total"),
 			sources.SigKVXferTimeouts:    ctr(0, win, "sglang:kv_transfer_timeouts_total"),
+			sources.SigKVUsage:           rd(0.12, "sglang:token_usage"),
+			// As the store derives it from used + evictable ÷ capacity.
+			sources.SigKVResident: rd(0.97, "(KV used + KV evictable) ÷ KV capacity"),
 		},
 		Dists: map[sources.Signal]sources.Quantiles{
 			sources.SigQueueTime:     hist(0.18, 0.9, 1.4, 0.31, 6300, "s", "sglang:queue_time_seconds"),
@@ -168,6 +171,7 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigCacheHitLastBatch: rd(0.05, "sglang:cache_hit_rate"),
 			sources.SigTransferFailed:    ctr(0.01, win, "sglang:num_transfer_failed_reqs_total"),
 			sources.SigBootstrapFailed:   ctr(0, win, "sglang:num_bootstrap_failed_reqs_total"),
+			sources.SigKVUsage:           rd(0.04, "sglang:token_usage"), // a 2025 worker: no evictable split
 		},
 		Dists: map[sources.Signal]sources.Quantiles{
 			sources.SigKVXferLatency: gaugeForm(31, "ms", "sglang:kv_transfer_latency_ms"),
@@ -247,6 +251,8 @@ func sampleSnapshot() *sources.Snapshot {
 				sources.SigInflightQueue:  rd(1, ""),
 				sources.SigPromptTokens:   ctr(14200, win, "sglang:prompt_tokens_total"),
 				sources.SigTransferFailed: ctr(0.01, win, ""),
+				sources.SigKVUsage:        rd(0.12, ""),
+				sources.SigKVResident:     rd(0.97, ""),
 			},
 			Hit: sources.HitRatio{Present: true, Ratio: 0.40, Hit: 1.05e6, Total: 2.64e6, Unit: "tokens",
 				Source: "cached_tokens_total / prompt_tokens_total"},

@@ -273,7 +273,9 @@ const (
 // predicted 79% — restarted 40s ago (cold cache)".
 type Finding struct {
 	Severity Severity
-	// Kind is "cache-gap", "transfer-stall", "decode-collapse",
+	// Kind is "cache-gap", "kv-pressure" (a worker's hit fell against its
+	// own earlier level while it evicts from a full KV pool, where no
+	// gateway exposes a prediction), "transfer-stall", "decode-collapse",
 	// "capacity", "rejections", "replicas-disagree" or "cold-start".
 	Kind string
 	Name string // target name, or "" for the fleet

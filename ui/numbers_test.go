@@ -316,3 +316,39 @@ func TestInitialDiscoveryIsNoColdStart(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictionPressureWithoutAPrediction: on smg (no predicted hit) in
+// eviction-pressure, both prefill workers' hit falls from ~75% to ~40%
+// while they evict most of what they cache from a full pool: each gets a
+// KV-pressure verdict against its own earlier hit, a kv-pressure finding
+// reaches the summary, and the prefill panel shows residency beside
+// usage, never a bare "0%" next to the eviction.
+func TestEvictionPressureWithoutAPrediction(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 1, Gateway: sim.GatewaySMG, Scenario: sim.ScenarioEvictionPressure})
+	r.advance(180)
+	s := r.snapshot()
+	for _, name := range []string{"prefill-0", "prefill-1"} {
+		var v *sources.HitVerdict
+		for i := range s.Diagnosis.Hits {
+			if s.Diagnosis.Hits[i].Name == name {
+				v = &s.Diagnosis.Hits[i]
+			}
+		}
+		if v == nil || !v.Large || len(v.Causes) == 0 || v.Causes[0].Kind != sources.CauseKVPressure ||
+			!strings.Contains(v.Verdict, "earlier") || !strings.Contains(v.Verdict, "resident") {
+			t.Errorf("%s verdict: %+v", name, v)
+		}
+	}
+	found := false
+	for _, f := range s.Diagnosis.Findings {
+		found = found || f.Kind == "kv-pressure"
+	}
+	st := themes.NewStyles(themes.Mono())
+	if sum := panels.Summary(s, st, 200, panels.SummaryState{Window: s.Window}); !found || !strings.Contains(sum, "KV pressure") {
+		t.Errorf("no KV-pressure finding in the summary (%v): %s", found, sum)
+	}
+	text := panels.Print(panels.PrefillQueue, s, st, 120)
+	if !regexp.MustCompile(`prefill-0 .* \d+(\.\d)?%/(9\d|100)% `).MatchString(text) {
+		t.Errorf("prefill panel does not show KV usage/residency:\n%s", text)
+	}
+}

@@ -148,13 +148,17 @@ func lastStart(s *sources.Snapshot, w *sources.WorkerView) *sources.Event {
 func kvPressure(w *sources.WorkerView, th sources.Thresholds) (sources.Cause, bool) {
 	var parts []string
 	r := w.Readings
+	evicting := false
 	if ev, pr := r.Get(sources.SigEvictedTokens), r.Get(sources.SigPromptTokens); ev.Present && pr.Present && pr.Value > 0 {
 		if share := ev.Value / pr.Value; share >= evictionShare {
+			evicting = true
 			parts = append(parts, "evicting "+Num(ev.Value)+" tok/s ("+Pct(share)+" of its prompt tokens)")
 		}
 	}
 	if u := r.Get(sources.SigKVUsage); u.Present && u.Value >= th.KVUsage {
 		parts = append(parts, "KV "+Pct(u.Value)+" full")
+	} else if res := r.Get(sources.SigKVResident); evicting && res.Present && res.Value >= th.KVUsage {
+		parts = append(parts, "KV "+Pct(res.Value)+" resident (used + evictable)")
 	}
 	if rt := r.Get(sources.SigRetractions); rt.Present && rt.Value > 0 {
 		parts = append(parts, Num(rt.Value)+" retractions/s")
@@ -163,6 +167,23 @@ func kvPressure(w *sources.WorkerView, th sources.Thresholds) (sources.Cause, bo
 		return sources.Cause{}, false
 	}
 	return sources.Cause{Kind: sources.CauseKVPressure, Evidence: strings.Join(parts, ", ")}, true
+}
+
+// kvChurn reports the evidence of KV pressure that needs no prediction:
+// evicting at least evictionShare of its prompt tokens while its KV pool
+// is full — usage, or residency (used + evictable) for a radix cache that
+// keeps what it could evict — at or over the KV threshold.
+func kvChurn(w *sources.WorkerView, th sources.Thresholds) (sources.Cause, bool) {
+	r := w.Readings
+	ev, pr := r.Get(sources.SigEvictedTokens), r.Get(sources.SigPromptTokens)
+	if !ev.Present || !pr.Present || !(pr.Value > 0) || ev.Value/pr.Value < evictionShare {
+		return sources.Cause{}, false
+	}
+	u, res := r.Get(sources.SigKVUsage), r.Get(sources.SigKVResident)
+	if !(u.Present && u.Value >= th.KVUsage) && !(res.Present && res.Value >= th.KVUsage) {
+		return sources.Cause{}, false
+	}
+	return kvPressure(w, th)
 }
 
 // disagreement reports gateway replicas seeing w differently: health or

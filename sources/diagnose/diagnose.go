@@ -84,7 +84,13 @@ func findings(s *sources.Snapshot, th sources.Thresholds) []sources.Finding {
 			if !v.SameScale {
 				sev = sources.SevInfo
 			}
-			out = append(out, sources.Finding{Severity: sev, Kind: "cache-gap", Name: v.Name,
+			kind := "cache-gap"
+			if v.Basis == ownBasis {
+				// No prediction to miss: the worker's own hit fell while
+				// it churns its full KV pool.
+				kind = "kv-pressure"
+			}
+			out = append(out, sources.Finding{Severity: sev, Kind: kind, Name: v.Name,
 				Text: v.Name + ": " + v.Verdict})
 		}
 	}

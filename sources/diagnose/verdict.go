@@ -27,8 +27,11 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 		hit += " since the restart"
 	}
 	expected := Pct(v.Expected.Ratio) + " predicted"
-	if strings.HasPrefix(v.Basis, "its pool peers") {
+	switch {
+	case strings.HasPrefix(v.Basis, "its pool peers"):
 		expected = Pct(v.Expected.Ratio) + " on its peers"
+	case v.Basis == ownBasis:
+		expected = Pct(v.Expected.Ratio) + " earlier"
 	}
 	figures := hit + " vs " + expected + ", gap " + Pts(v.Gap) + scale
 	switch {

@@ -38,7 +38,7 @@ func poolMembers(workers []*targetState) (input, output, cadence, hit []*targetS
 
 // maxSignals are aggregated over a pool by max, not sum.
 var maxSignals = map[sources.Signal]bool{
-	sources.SigKVUsage: true, sources.SigPendingPrealloc: true, sources.SigCacheHitLastBatch: true,
+	sources.SigKVUsage: true, sources.SigKVResident: true, sources.SigPendingPrealloc: true, sources.SigCacheHitLastBatch: true,
 	sources.SigKVXferLatencyGauge: true, sources.SigKVXferSpeedGauge: true, sources.SigKVXferSizeGauge: true,
 	sources.SigEngineStartupTime: true,
 }

@@ -170,6 +170,9 @@ func (ts *targetState) workerView(status sources.TargetStatus, window time.Durat
 				P50: math.NaN(), P90: math.NaN(), P99: math.NaN(), Unit: g.Info().Unit, Source: r.Source}
 		}
 	}
+	if r, ok := kvResident(w.Readings); ok {
+		w.Readings[sources.SigKVResident] = r
+	}
 	w.Output = ts.outputReading(w.Readings)
 	if hit, total, src, ok := ts.hitTerms(from, to); ok {
 		w.Hit = hitRatio(hit, total, "tokens", src)
@@ -306,3 +309,18 @@ func fillClasses(rs map[string]sources.Reading) {
 		}
 	}
 }
+
+// kvResident derives sources.SigKVResident from the worker's latest KV
+// token gauges: (used + evictable) ÷ capacity, capped at 1.
+func kvResident(rs sources.Readings) (sources.Reading, bool) {
+	used, ev, capy := rs[sources.SigKVUsedTokens], rs[sources.SigKVEvictableTokens], rs[sources.SigKVCapacity]
+	if !used.Present || !ev.Present || !capy.Present || !(capy.Value > 0) {
+		return sources.Reading{}, false
+	}
+	v := math.Min(1, math.Max(0, (used.Value+ev.Value)/capy.Value))
+	return sources.Reading{Present: true, Value: v, Source: KVResidentSource}, true
+}
+
+// KVResidentSource is SigKVResident's Source: the formula over the three
+// readings it is derived from (each with its own raw metric).
+const KVResidentSource = "(KV used + KV evictable) ÷ KV capacity"
