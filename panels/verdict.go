@@ -31,6 +31,8 @@ func causeWords(c sources.Cause) string {
 		return "replicas disagree"
 	case sources.CauseSpilled:
 		return "spilled for load"
+	case sources.CauseTakesMisses:
+		return "takes the misses"
 	case sources.CauseNoCacheData:
 		return "no cache data"
 	case sources.CauseLowTraffic:
@@ -48,6 +50,9 @@ func verdictCell(v *sources.HitVerdict, m *marks) cell {
 	switch {
 	case v == nil:
 		return cell{}
+	case v.Large && len(v.Causes) > 0 && v.Causes[0].Kind == sources.CauseTakesMisses:
+		// Explained by the routing: shown, not alarmed on.
+		return muted(causeWords(v.Causes[0]))
 	case v.Large && len(v.Causes) > 0:
 		m.note("! gap over the threshold; cause below")
 		return toned("! "+causeWords(v.Causes[0]), toneWarn)
@@ -69,6 +74,8 @@ func verdictLines(s *sources.Snapshot, m *marks) []string {
 	for i := range s.Diagnosis.Hits {
 		v := &s.Diagnosis.Hits[i]
 		switch {
+		case v.Large && len(v.Causes) > 0 && v.Causes[0].Kind == sources.CauseTakesMisses:
+			note = append(note, clean(v.Name, 30)+": "+v.Verdict)
 		case v.Large:
 			warn = append(warn, "! "+clean(v.Name, 30)+": "+v.Verdict)
 		case v.GapKnown && len(v.Causes) > 0:

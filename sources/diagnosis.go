@@ -39,6 +39,12 @@ const (
 	// CauseSpilled: requests were routed for load, not locality
 	// (imbalance events).
 	CauseSpilled CauseKind = "spilled-for-load"
+	// CauseTakesMisses: compared with its pool peers (no prediction
+	// exposed), the worker carries clearly less load at the routers, so
+	// cache-aware routing sends it the prompts no worker has cached (a
+	// miss goes to the least-loaded worker): a lower hit than its peers is
+	// the routing, not its cache. Shown, not alarmed on.
+	CauseTakesMisses CauseKind = "takes-misses"
 	// CauseNoCacheData: the worker publishes no prefix-cache counters.
 	CauseNoCacheData CauseKind = "no-cache-data"
 	// CauseLowTraffic: too few prompt tokens in the window to judge.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/pdtop/pdtop/panels"
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/sources/sim"
@@ -350,5 +352,60 @@ func TestEvictionPressureWithoutAPrediction(t *testing.T) {
 	text := panels.Print(panels.PrefillQueue, s, st, 120)
 	if !regexp.MustCompile(`prefill-0 .* \d+(\.\d)?%/(9\d|100)% `).MatchString(text) {
 		t.Errorf("prefill panel does not show KV usage/residency:\n%s", text)
+	}
+}
+
+// TestDecodeSaturationPrefillGapIsTheRouting: in decode-saturation (smg,
+// one replica) at 2:15, prefill-1's hit is 25 points under prefill-0's and
+// read "! unexplained": both hold dozens of requests in their bootstrap
+// queues (prefill waiting for decode), prefill-1 holds fewer, so
+// cache-aware routing sends it every prompt no worker has cached. The
+// verdict says so, and does not alarm.
+func TestDecodeSaturationPrefillGapIsTheRouting(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 1, Scenario: sim.ScenarioDecodeSaturation})
+	r.advance(135)
+	s := r.snapshot()
+	var v *sources.HitVerdict
+	for i := range s.Diagnosis.Hits {
+		if s.Diagnosis.Hits[i].Name == "prefill-1" {
+			v = &s.Diagnosis.Hits[i]
+		}
+	}
+	if v == nil || !v.Large || v.Causes[0].Kind != sources.CauseTakesMisses || !strings.Contains(v.Verdict, "prefill waiting for decode") {
+		t.Fatalf("prefill-1: %+v", v)
+	}
+	for _, f := range s.Diagnosis.Findings {
+		if f.Name == "prefill-1" && f.Severity != sources.SevInfo {
+			t.Errorf("finding %+v: the routing's gap is no alarm", f)
+		}
+	}
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		m := newModel(r, size[0], size[1])
+		m.lastTick = r.now
+		m.Update(snapMsg{snap: s})
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+		if v := m.View(); strings.Contains(v, "unexplained") || !strings.Contains(v, "takes the misses") {
+			t.Errorf("%dx%d:\n%s", size[0], size[1], v)
+		}
+	}
+}
+
+// TestVerdictCausesVisible: a verdict cell's "!" promises its cause below;
+// at 120x40 and 80x24 every flagged worker has its line.
+func TestVerdictCausesVisible(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 1, Scenario: sim.ScenarioEvictionPressure})
+	r.advance(180)
+	s := r.snapshot()
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		m := newModel(r, size[0], size[1])
+		m.lastTick = r.now
+		m.Update(snapMsg{snap: s})
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+		v := m.View()
+		for _, name := range []string{"prefill-0", "prefill-1"} {
+			if !regexp.MustCompile(name+` +\S+ +! KV pressure`).MatchString(v) || !strings.Contains(v, "! "+name+": hit") {
+				t.Errorf("%dx%d: %s's flagged verdict without its cause line:\n%s", size[0], size[1], name, v)
+			}
+		}
 	}
 }

@@ -169,6 +169,64 @@ func kvPressure(w *sources.WorkerView, th sources.Thresholds) (sources.Cause, bo
 	return sources.Cause{Kind: sources.CauseKVPressure, Evidence: strings.Join(parts, ", ")}, true
 }
 
+// missLoadGap is how many fewer in-flight requests than its peers' mean
+// the least-loaded worker must carry to count as the one taking the misses.
+const missLoadGap = 5
+
+// takesMisses reports a worker that is the least loaded of its pool at the
+// routers (in-flight requests summed over replicas, below every peer and
+// missLoadGap below their mean): cache-aware routing sends a prompt that
+// matches no worker's cache to the least-loaded one, so this worker gets
+// the pool's misses and a lower hit than its peers, whatever its cache
+// does. When the load is prefill
+// waiting for decode (bootstrap queues over the queue threshold, as in a
+// decode saturation) the evidence says so.
+func (e *evidence) takesMisses(w *sources.WorkerView) (sources.Cause, bool) {
+	load := func(x *sources.WorkerView) (float64, bool) {
+		sum, ok := 0.0, false
+		for _, r := range x.Router {
+			if r.InFlight.Present {
+				sum += r.InFlight.Value
+				ok = true
+			}
+		}
+		return sum, ok
+	}
+	mine, ok := load(w)
+	if !ok {
+		return sources.Cause{}, false
+	}
+	var peers []string
+	var total float64
+	for _, o := range e.ws {
+		if o.ID == w.ID || o.Health != sources.Up {
+			continue
+		}
+		if l, ok := load(o); ok {
+			if l <= mine {
+				return sources.Cause{}, false // not the least loaded
+			}
+			total += l
+			peers = append(peers, o.Name+" "+Num(l))
+		}
+	}
+	if len(peers) == 0 || total/float64(len(peers))-mine < missLoadGap {
+		return sources.Cause{}, false
+	}
+	txt := "least loaded at the routers (" + Num(mine) + " in flight vs " + strings.Join(peers, ", ") +
+		"): cache-aware routing sends it the prompts no worker has cached"
+	var boot []string
+	for _, o := range e.ws {
+		if q := o.Readings.Get(sources.SigBootstrapQueue); q.Present && q.Value >= e.th.QueueDepth {
+			boot = append(boot, o.Name+" "+Num(q.Value))
+		}
+	}
+	if len(boot) > 0 {
+		txt += "; that load is prefill waiting for decode (bootstrap queue " + strings.Join(boot, ", ") + ")"
+	}
+	return sources.Cause{Kind: sources.CauseTakesMisses, Evidence: txt}, true
+}
+
 // kvChurn reports the evidence of KV pressure that needs no prediction:
 // evicting at least evictionShare of its prompt tokens while its KV pool
 // is full — usage, or residency (used + evictable) for a radix cache that

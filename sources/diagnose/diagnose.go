@@ -81,7 +81,7 @@ func findings(s *sources.Snapshot, th sources.Thresholds) []sources.Finding {
 			// A gap between different scales (the legacy router's
 			// per-request booleans against tokens) is shown, not alarmed on.
 			sev := sources.SevWarn
-			if !v.SameScale {
+			if !v.SameScale || len(v.Causes) > 0 && v.Causes[0].Kind == sources.CauseTakesMisses {
 				sev = sources.SevInfo
 			}
 			kind := "cache-gap"

@@ -142,7 +142,7 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 		v.Basis, v.SameScale = basisOf(p, what+", fleet-wide")
 	} else if peers, n := e.peers(w); n > 0 {
 		v.Expected = peers
-		v.Basis = "its pool peers' actual hit (no gateway exposes a prediction)"
+		v.Basis = peersBasis
 	} else if len(e.ws) > 1 && w.Hit.Present {
 		v.Basis = "nothing to compare: no prediction exposed, and its peers saw under half its prompt tokens"
 	} else {
@@ -175,6 +175,15 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 		v.Gap = v.Expected.Ratio - v.Actual.Ratio
 		v.Large = v.Gap >= e.th.HitGap
 		v.Causes = e.workerCauses(w, v.Large)
+		if c, ok := e.takesMisses(w); ok && v.Basis == peersBasis && v.Large {
+			// Against its peers, the routing explains the gap: instead of
+			// "unexplained", or after the evidence found.
+			if rest := without(v.Causes, sources.CauseUnexplained); len(rest) > 0 {
+				v.Causes = append(rest, c)
+			} else {
+				v.Causes = []sources.Cause{c}
+			}
+		}
 	}
 	if !predicted && !low && !v.Large && w.Health == sources.Up {
 		e.ownDrop(w, &v)
@@ -182,6 +191,10 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 	v.Verdict = verdictText(&v, e.th)
 	return v
 }
+
+// peersBasis is HitVerdict.Basis when a worker is compared with its pool
+// peers.
+const peersBasis = "its pool peers' actual hit (no gateway exposes a prediction)"
 
 // ownBasis is HitVerdict.Basis when a worker is compared with its own
 // earlier hit.
