@@ -104,7 +104,11 @@ func (c *detailCtx) verdictLines() []string {
 		for i := range lines {
 			lines[i] = paint(c.st, t, lines[i])
 		}
-		for _, l := range wrapLines([]string{"compared with " + v.Basis}, c.iw) {
+		basis := "compared with " + v.Basis
+		if !v.Expected.Present {
+			basis = v.Basis // the reason there is no comparison
+		}
+		for _, l := range wrapLines([]string{basis}, c.iw) {
 			lines = append(lines, paint(c.st, toneMuted, l))
 		}
 		for _, cs := range v.Causes {

@@ -144,9 +144,9 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 		v.Expected = peers
 		v.Basis = peersBasis
 	} else if len(e.ws) > 1 && w.Hit.Present {
-		v.Basis = "nothing to compare: no prediction exposed, and its peers saw under half its prompt tokens"
+		v.Basis = noBaseline + "no prediction exposed, and its peers saw under half its prompt tokens"
 	} else {
-		v.Basis = "nothing to compare: no prediction exposed and no peer with traffic"
+		v.Basis = noBaseline + "no prediction exposed and no peer with traffic"
 	}
 	low, lowWhy := e.lowTraffic(w)
 	if a, ok := e.sinceRestart(w); ok {
@@ -191,6 +191,10 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 	v.Verdict = verdictText(&v, e.th)
 	return v
 }
+
+// noBaseline starts HitVerdict.Basis when there is nothing to compare a
+// worker's hit with; the reason follows.
+const noBaseline = "no baseline: "
 
 // peersBasis is HitVerdict.Basis when a worker is compared with its pool
 // peers.
