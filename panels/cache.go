@@ -163,7 +163,20 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 	}}
 	th := s.Thresholds.WithDefaults()
 	for i := range s.Gateways {
-		t.cols = append(t.cols, column{name: clean(s.Gateways[i].Name, 16), unit: "pick/s in-fl", prio: 2 + 2*i, left: true})
+		// Every part of the cell has a heading: the 2026 router adds its
+		// KV-tree blocks for the worker.
+		unit := "pick/s in-fl"
+		for _, w := range ws {
+			for _, r := range w.Router {
+				if r.Replica == s.Gateways[i].Name && r.KVBlocks.Present {
+					unit = "pick/s in-fl tree"
+				}
+			}
+		}
+		if unit != "pick/s in-fl" {
+			m.note("tree = the router's KV-tree blocks (blk) for the worker")
+		}
+		t.cols = append(t.cols, column{name: clean(s.Gateways[i].Name, 16), unit: unit, prio: 2 + 2*i, left: true})
 	}
 	for _, w := range ws {
 		lb := m.reading(w.Readings.Get(sources.SigCacheHitLastBatch), ratioPct)

@@ -409,3 +409,15 @@ func TestVerdictCausesVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestRouterBlocksHaveAHeading: with the 2026 router the cache panel's
+// per-replica cells carry the router's KV-tree blocks ("15k blk"); their
+// column heading names them.
+func TestRouterBlocksHaveAHeading(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 1, Prefill: 2, Decode: 2, Replicas: 2, Gateway: sim.Gateway2026, Scenario: sim.ScenarioSteady})
+	r.advance(60)
+	text := panels.Print(panels.Cache, r.snapshot(), themes.NewStyles(themes.Mono()), 140)
+	if !strings.Contains(text, " blk") || strings.Count(text, "pick/s in-fl tree") != 2 || !strings.Contains(text, "tree = the router's KV-tree blocks") {
+		t.Errorf("KV-tree blocks under no heading:\n%s", text)
+	}
+}
