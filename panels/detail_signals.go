@@ -124,7 +124,9 @@ func (c *detailCtx) signalLines() []string {
 		}
 		lines = out
 	}
-	if o := w.Output; o.Source != "" {
+	if o := w.Output; o.Source != "" && w.Role != sources.RolePrefill {
+		// Where its output tokens count (a prefill worker's do not: the
+		// decode pool's are the fleet's).
 		l := "output tok/s in the panels, the summary and the charts: " + readingText(o, rate) + " from " + clean(o.Source, 120)
 		for _, x := range wrapLines([]string{l}, c.iw) {
 			lines = append(lines, paint(c.st, toneMuted, x))
@@ -132,8 +134,6 @@ func (c *detailCtx) signalLines() []string {
 	}
 	if c.d == nil {
 		lines = append(lines, paint(c.st, toneMuted, "(this backend keeps history for a few signals only)"))
-	} else {
-		lines = append(lines, paint(c.st, toneMuted, "trend of latency rows: p99 per step"))
 	}
 	return lines
 }
