@@ -22,12 +22,9 @@ func drawCache(c *drawCtx) []string {
 		return message(c, "no gateways or prefill workers in this fleet")
 	}
 	gt := gatewayHitTable(s, pool, m)
-	causes := wrapLines(cacheCauses(s, ws, m), c.w)
+	causes := cacheCauses(s, ws, m)
 	wt := workerHitTable(s, c.keep(ws), pool, m)
 	wt.empty = c.noMatch("prefill worker")
-	for i, l := range causes {
-		causes[i] = paint(c.st, toneWarn, fit(l, c.w))
-	}
 	parts := []part{fixedTablePart(c, gt, 0)}
 	if len(s.Gateways) == 0 {
 		parts[0] = linesPart([]string{paint(c.st, toneMuted, "no gateway replica scraped: no prediction to compare")}, 1, 0, false)
@@ -37,7 +34,7 @@ func drawCache(c *drawCtx) []string {
 		p.gap = true
 		parts = append(parts, p)
 	}
-	parts = append(parts, linesPart(causes, 1, 2, true))
+	parts = append(parts, causesPart(c, causes))
 	if act := seriesPoints(s, "hit_actual"); !c.print && (len(act) > 0 || len(seriesPoints(s, "hit_predicted")) > 0) {
 		ch := &chart{
 			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
@@ -52,6 +49,38 @@ func drawCache(c *drawCtx) []string {
 	}
 	parts = append(parts, legendPart(c, 1))
 	return stack(c.w, c.h, parts)
+}
+
+// causesPart shows the causes, wrapped as far as the room allows: each
+// gets its first line before any gets a second (a cut one ends in "…"),
+// and the first three are owed a line before the chart gets any, so every
+// "!" verdict cell keeps its line below even in a short panel.
+func causesPart(c *drawCtx, causes []string) part {
+	if len(causes) == 0 {
+		return part{}
+	}
+	each := make([][]string, len(causes))
+	total := 0
+	for i, l := range causes {
+		each[i] = wrapLines([]string{l}, c.w)
+		total += len(each[i])
+	}
+	return part{min: min(len(causes), 3), want: total, prio: 2, gap: true, draw: func(h int) []string {
+		extra := h - len(causes)
+		var out []string
+		for _, ls := range each {
+			take := min(len(ls), 1+max(extra, 0))
+			extra -= take - 1
+			for k := 0; k < take; k++ {
+				l := ls[k]
+				if k == take-1 && take < len(ls) {
+					l += " " + strings.TrimSpace(ls[k+1]) // cut by fit, with "…"
+				}
+				out = append(out, paint(c.st, toneWarn, fit(l, c.w)))
+			}
+		}
+		return out
+	}}
 }
 
 // predictedForm names what a replica's predicted figure counts.
@@ -134,7 +163,20 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 	}}
 	th := s.Thresholds.WithDefaults()
 	for i := range s.Gateways {
-		t.cols = append(t.cols, column{name: clean(s.Gateways[i].Name, 16), unit: "pick/s in-fl", prio: 2 + 2*i, left: true})
+		// Every part of the cell has a heading: the 2026 router adds its
+		// KV-tree blocks for the worker.
+		unit := "pick/s in-fl"
+		for _, w := range ws {
+			for _, r := range w.Router {
+				if r.Replica == s.Gateways[i].Name && r.KVBlocks.Present {
+					unit = "pick/s in-fl tree"
+				}
+			}
+		}
+		if unit != "pick/s in-fl" {
+			m.note("tree = the router's KV-tree blocks (blk) for the worker")
+		}
+		t.cols = append(t.cols, column{name: clean(s.Gateways[i].Name, 16), unit: unit, prio: 2 + 2*i, left: true})
 	}
 	for _, w := range ws {
 		lb := m.reading(w.Readings.Get(sources.SigCacheHitLastBatch), ratioPct)

@@ -35,8 +35,8 @@ func drawCadence(c *drawCtx) []string {
 		return &chart{title: title, format: secs, window: chartSpan(s), marks: restartMarks(s),
 			slots: max(chartSlots(s, p50Name), chartSlots(s, p99Name)),
 			lines: []chartLine{
-				{label: "p99", points: seriesPoints(s, p99Name), tone: series(1)},
-				{label: "p50", points: seriesPoints(s, p50Name), tone: series(0)},
+				{label: "p99", points: seriesPoints(s, p99Name), tone: series(1), beyond: s.Charts[p99Name].Beyond},
+				{label: "p50", points: seriesPoints(s, p50Name), tone: series(0), beyond: s.Charts[p50Name].Beyond},
 			}}
 	}
 	itlChart := lat("ITL", "itl_p50", "itl_p99")
@@ -87,14 +87,14 @@ func cadenceTable(c *drawCtx, parts []part, th sources.Thresholds) []string {
 				rowCells(&w.TargetStatus, []cell{
 					m.dist(i, p50, latency), m.p99Cell(i, th.ITLP99, "ITL p99"),
 					m.dist(f, p50, latency), m.p99Cell(f, th.TTFTP99, "TTFT p99"),
-					m.reading(w.Readings.Get(sources.SigGenerationTokens), rate),
+					m.reading(w.Output, rate),
 				}, m)...))
 		}
 		i, f := pool.Dists[sources.SigITL], pool.Dists[sources.SigTTFT]
 		t.foot = [][]cell{{toned("pool", toneAccent), poolState(pool),
 			m.dist(i, p50, latency), m.p99Cell(i, th.ITLP99, "ITL p99"),
 			m.dist(f, p50, latency), m.p99Cell(f, th.TTFTP99, "TTFT p99"),
-			m.reading(pool.Readings.Get(sources.SigGenerationTokens), rate)}}
+			m.reading(pool.Output, rate)}}
 		p := selectablePart(c, t, 4)
 		p.gap = true
 		parts = append(parts, p)
@@ -115,7 +115,7 @@ func poolDist(s *sources.Snapshot, sig sources.Signal) sources.Quantiles {
 
 // distText formats one quantile of q for running text ("36ms", "—",
 // "~40ms" for a mean-only distribution).
-func distText(q sources.Quantiles, pick func(sources.Quantiles) float64) string {
+func distText(q sources.Quantiles, pick pickFn) string {
 	var m marks
 	return m.dist(q, pick, latency).text
 }

@@ -164,7 +164,7 @@ func rowCells(ts *sources.TargetStatus, cells []cell, m *marks) []cell {
 
 // dist picks a quantile from q for display: the quantile when the window
 // has a histogram, else the mean marked "~" (summary or old gauge form).
-func (m *marks) dist(q sources.Quantiles, pick func(sources.Quantiles) float64, f func(float64, string) string) cell {
+func (m *marks) dist(q sources.Quantiles, pick pickFn, f func(float64, string) string) cell {
 	if !q.Present {
 		return m.missing(q.Source)
 	}
@@ -176,7 +176,10 @@ func (m *marks) dist(q sources.Quantiles, pick func(sources.Quantiles) float64, 
 		}
 		return m.missing(q.Source)
 	}
-	v := pick(q)
+	v, beyond := pick(q)
+	if sources.Finite(v) && beyond {
+		return m.beyond(f(v, q.Unit)).val(v)
+	}
 	if sources.Finite(v) {
 		return txt(f(v, q.Unit)).val(v)
 	}
@@ -190,8 +193,32 @@ func (m *marks) dist(q sources.Quantiles, pick func(sources.Quantiles) float64, 
 	return m.missing(q.Source)
 }
 
-func p50(q sources.Quantiles) float64 { return q.P50 }
-func p99(q sources.Quantiles) float64 { return q.P99 }
+// pickFn picks one figure of a distribution, and whether it is only a
+// lower bound (a quantile whose rank fell in the +Inf bucket).
+type pickFn func(sources.Quantiles) (float64, bool)
+
+func p50(q sources.Quantiles) (float64, bool) { return q.P50, q.P50Beyond }
+func p99(q sources.Quantiles) (float64, bool) { return q.P99, q.P99Beyond }
+
+// markBeyond prefixes a quantile that lies above the highest finite
+// bucket bound: ">5.00s".
+const markBeyond = ">"
+
+// beyond is a quantile known only to exceed the bound text, with its
+// legend entry.
+func (m *marks) beyond(bound string) cell {
+	m.note(markBeyond + " above the top bucket: only a lower bound")
+	return txt(markBeyond + bound)
+}
+
+// quantileText formats a quantile with f, as ">bound" when it lies above
+// the top bucket.
+func (m *marks) quantileText(v float64, beyond bool, unit string, f func(float64, string) string) string {
+	if beyond && sources.Finite(v) {
+		return m.beyond(f(v, unit)).text
+	}
+	return f(v, unit)
+}
 
 // latency formats a latency quantile in its unit.
 func latency(v float64, unit string) string { return inUnit(v, unit) }

@@ -31,6 +31,9 @@ type chartLine struct {
 	points []float64 // oldest first, one per step, NaN = gap
 	tone   tone      // a series tone: series(i)
 	dashed bool      // drawn with gaps every third cell (predictions)
+	// beyond marks points that are only lower bounds (a quantile above
+	// the top bucket): the legend's latest value reads ">5.00s".
+	beyond []bool
 }
 
 // chart is a small line chart of 1–4 series over the time window.
@@ -67,7 +70,7 @@ func (c *chart) render(st *themes.Styles, w, h int) (out []string) {
 	if c.format == nil {
 		c.format = num
 	}
-	legend := c.legend(st, w)
+	legend, _ := c.legend(st, w, 0)
 	if h < minChartH || w < minChartW {
 		return block([]string{legend}, w, h)
 	}
@@ -88,6 +91,9 @@ func (c *chart) render(st *themes.Styles, w, h int) (out []string) {
 	if plotW < 4 {
 		return block([]string{legend}, w, h)
 	}
+	// With the marks drawn at this width explained; when the legend has no
+	// room for that, the time axis says it next to the mark.
+	legend, explained := c.legend(st, w, plotW)
 	var rows []string
 	if any {
 		rows = c.plot(st, plotW, plotH, lo, hi)
@@ -104,13 +110,15 @@ func (c *chart) render(st *themes.Styles, w, h int) (out []string) {
 		}
 		out = append(out, paint(st, toneMuted, fitLeft(labels[i], gw)+axis)+rows[i])
 	}
-	out = append(out, spaces(gw+1)+c.timeAxis(st, plotW))
+	out = append(out, spaces(gw+1)+c.timeAxis(st, plotW, !explained))
 	return block(out, w, h)
 }
 
 // legend is "ITL (s)  ─ p50 32ms  ─ p99 80ms": each series' glyph, name and
-// latest value, fitted to w.
-func (c *chart) legend(st *themes.Styles, w int) string {
+// latest value, then what the restart marks mean when a plot plotW wide
+// draws any ("┊↻ restart"), fitted to w. explained is false when there
+// are marks and the legend had no room to say what they are.
+func (c *chart) legend(st *themes.Styles, w, plotW int) (line string, explained bool) {
 	parts := []string{paint(st, toneHeader, c.title)}
 	if c.unit != "" {
 		parts[0] += paint(st, toneMuted, " ("+c.unit+")")
@@ -121,17 +129,26 @@ func (c *chart) legend(st *themes.Styles, w int) string {
 			glyph = "╌╌"
 		}
 		v := markAbsent
-		if x, ok := lastFinite(l.points); ok {
-			v = c.format(x)
+		if i, ok := lastFiniteAt(l.points); ok {
+			v = c.format(l.points[i])
+			if i < len(l.beyond) && l.beyond[i] {
+				v = markBeyond + v
+			}
 		}
 		parts = append(parts, paint(st, l.tone, glyph)+" "+l.label+" "+v)
 	}
-	s, _ := joinLine(parts, "  ", w)
-	return s
+	m := c.markLegend(plotW)
+	if m != "" {
+		parts = append(parts, paint(st, toneWarn, m))
+	}
+	s, n := joinLine(parts, "  ", w)
+	return s, m == "" || n == len(parts)
 }
 
-// timeAxis is "−5m … now" across the plot width.
-func (c *chart) timeAxis(st *themes.Styles, w int) string {
+// timeAxis is "−5m … now" across the plot width, with a ↻ under each
+// restart mark; label also names the newest mark ("↻ restart") where the
+// axis has room, for when the legend could not.
+func (c *chart) timeAxis(st *themes.Styles, w int, label bool) string {
 	left := "−" + span(c.window)
 	if c.window <= 0 {
 		left = ""
@@ -151,15 +168,63 @@ func (c *chart) timeAxis(st *themes.Styles, w int) string {
 	if len(marked) == 0 {
 		return paint(st, toneMuted, string(axis))
 	}
-	// The ↻ marks in the warning tone, the rest muted.
-	var b strings.Builder
-	from := 0
-	for _, x := range marked {
-		b.WriteString(paint(st, toneMuted, string(axis[from:x])))
-		b.WriteString(paint(st, toneWarn, "↻"))
-		from = x + 1
+	if label {
+		// After (else before) the newest mark with blank room for it.
+		word := strings.TrimPrefix(c.markLegend(w), "┊↻ ")
+		after, before := []rune(" "+word), []rune(word+" ")
+		for k := len(marked) - 1; k >= 0; k-- {
+			x := marked[k]
+			if blank(axis, x+1, x+1+len(after)) {
+				copy(axis[x+1:], after)
+				return c.paintMarks(st, axis, marked, x, x+1+len(after))
+			}
+			if from := x - len(before); blank(axis, from-1, x-1) {
+				copy(axis[from:], before)
+				return c.paintMarks(st, axis, marked, from, x+1)
+			}
+		}
 	}
-	b.WriteString(paint(st, toneMuted, string(axis[from:])))
+	return c.paintMarks(st, axis, marked, -1, -1)
+}
+
+// blank reports whether axis[from:to+1] is inside the axis and all
+// spaces (a label keeps a space from "−5m" and "now").
+func blank(axis []rune, from, to int) bool {
+	if from < 0 || to >= len(axis) {
+		return false
+	}
+	for _, r := range axis[from : to+1] {
+		if r != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// paintMarks draws the axis with the ↻ marks and the label in
+// axis[labelFrom:labelTo] (labelFrom −1: none) in the warning tone, the
+// rest muted.
+func (c *chart) paintMarks(st *themes.Styles, axis []rune, marked []int, labelFrom, labelTo int) string {
+	warn := make([]bool, len(axis))
+	for _, x := range marked {
+		warn[x] = true
+	}
+	for x := max(labelFrom, 0); labelFrom >= 0 && x < labelTo; x++ {
+		warn[x] = true
+	}
+	var b strings.Builder
+	for from := 0; from < len(axis); {
+		to := from
+		for to < len(axis) && warn[to] == warn[from] {
+			to++
+		}
+		t := toneMuted
+		if warn[from] {
+			t = toneWarn
+		}
+		b.WriteString(paint(st, t, string(axis[from:to])))
+		from = to
+	}
 	return b.String()
 }
 
@@ -214,11 +279,11 @@ func finite2(a, b float64) bool {
 	return !math.IsNaN(a) && !math.IsNaN(b) && !math.IsInf(a, 0) && !math.IsInf(b, 0)
 }
 
-// lastFinite returns the newest finite point.
-func lastFinite(p []float64) (float64, bool) {
+// lastFiniteAt is the index of the last finite point.
+func lastFiniteAt(p []float64) (int, bool) {
 	for i := len(p) - 1; i >= 0; i-- {
 		if v := p[i]; v == v && !math.IsInf(v, 0) {
-			return v, true
+			return i, true
 		}
 	}
 	return 0, false

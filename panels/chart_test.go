@@ -142,3 +142,31 @@ func TestSparkline(t *testing.T) {
 		t.Fatalf("empty sparkline = %q", got)
 	}
 }
+
+// TestChartExplainsItsMarks: a chart that draws restart or join marks
+// says what they are — in its legend, or on the time axis when the legend
+// has no room — and one with marks outside its window says nothing.
+func TestChartExplainsItsMarks(t *testing.T) {
+	st := themes.NewStyles(themes.Mono())
+	pts := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	c := &chart{title: "output", unit: "tok/s", format: num, window: 5 * time.Minute, slots: 8,
+		lines: []chartLine{{label: "fleet", points: pts, tone: series(0)}},
+		marks: []chartMark{{age: 2 * time.Minute, joined: true}}}
+	out := strings.Join(c.render(st, 80, 8), "\n")
+	if !strings.Contains(out, "┊↻ worker joined") || !strings.Contains(out, "↻") {
+		t.Errorf("join mark not explained in the legend:\n%s", out)
+	}
+	c.marks = append(c.marks, chartMark{age: time.Minute})
+	if out := strings.Join(c.render(st, 80, 8), "\n"); !strings.Contains(out, "┊↻ restart or join") {
+		t.Errorf("restart and join marks:\n%s", out)
+	}
+	c.title = "a chart whose title and series leave no room in the legend"
+	lines := c.render(st, 70, 8)
+	if axis := lines[len(lines)-1]; !strings.Contains(axis, "restart or join") || strings.Contains(lines[0], "restart") {
+		t.Errorf("a narrow legend: the axis should name the mark:\n%s", strings.Join(lines, "\n"))
+	}
+	c.marks = []chartMark{{age: 10 * time.Minute}}
+	if out := strings.Join(c.render(st, 80, 8), "\n"); strings.Contains(out, "↻") {
+		t.Errorf("a mark outside the window is drawn or explained:\n%s", out)
+	}
+}

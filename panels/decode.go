@@ -47,7 +47,7 @@ func drawDecode(c *drawCtx) []string {
 				m.queueCell(r.Get(sources.SigTransferQueue), th),
 				kvBar(c.st, m, r.Get(sources.SigKVUsage), barW, w.Health == sources.Stale, th.KVUsage),
 				retractCell(m, r.Get(sources.SigRetractions)),
-				m.reading(r.Get(sources.SigGenerationTokens), rate),
+				m.reading(w.Output, rate),
 				tr.cell(w),
 			}, m)...))
 	}
@@ -62,7 +62,7 @@ func drawDecode(c *drawCtx) []string {
 		m.reading(pr.Get(sources.SigTransferQueue), count),
 		kvMax,
 		retractCell(m, pr.Get(sources.SigRetractions)),
-		m.reading(pr.Get(sources.SigGenerationTokens), rate),
+		m.reading(pool.Output, rate),
 	}}
 	var parts []part
 	if len(all) > 0 {
@@ -150,7 +150,6 @@ func admissionTable(s *sources.Snapshot, m *marks, th sources.Thresholds) *table
 	for i := range s.Gateways {
 		g := &s.Gateways[i]
 		cells := []cell{m.reading(g.Readings.Get(sources.SigGWOffered), rate)}
-		var total, bad float64
 		any := false
 		for _, k := range classes {
 			r, ok := g.Responses[k]
@@ -159,21 +158,15 @@ func admissionTable(s *sources.Snapshot, m *marks, th sources.Thresholds) *table
 				continue
 			}
 			cells = append(cells, m.reading(r, rate))
-			if r.Present && sources.Finite(r.Value) {
-				any = true
-				total += r.Value
-				if k != "2xx" && k != "4xx" {
-					bad += r.Value
-				}
-			}
+			any = any || r.Present
 		}
 		if len(g.Responses) == 0 {
 			cells[1] = m.missing("")
 		}
 		rej := cell{}
-		switch {
-		case any && total > 0:
-			rej = m.over(txt(pct(bad/total)).val(bad/total), bad/total, th.ErrorRate, "rejected ≥ "+pct(th.ErrorRate))
+		switch share, ok := g.RejectedShare(); {
+		case ok:
+			rej = m.over(txt(pct(share)).val(share), share, th.ErrorRate, "rejected ≥ "+pct(th.ErrorRate))
 		case any:
 			rej = muted("idle")
 		default:
@@ -188,7 +181,7 @@ func admissionTable(s *sources.Snapshot, m *marks, th sources.Thresholds) *table
 		t.foot = [][]cell{{toned("fleet", toneAccent), {},
 			m.reading(s.Fleet.ReqRate, rate), {}, {}, {}, {}, {}, rej}}
 	}
-	m.note("rejected = (429+408+5xx) ÷ answered")
+	m.note("rejected = (429+408+5xx) ÷ all responses in the window")
 	return t
 }
 

@@ -34,8 +34,11 @@ func detailLines(c *detailCtx) []string {
 		out = append(out, lines...)
 	}
 	section("Target", c.targetLines())
-	section("Signals — window "+span(c.s.Window)+", trend over "+span(c.span())+
-		" · "+rejectedText(c.s)+" at the gateways", c.signalLines())
+	trend := "trend over " + span(c.span())
+	if c.d != nil {
+		trend += " (latencies: p99 per step)"
+	}
+	section("Signals — window "+span(c.s.Window)+", "+trend+" · "+rejectedText(c.s)+" at the gateways", c.signalLines())
 	section("Prefix hit: worker actual vs router predicted", c.hitLines())
 	section("Verdict", c.verdictLines())
 	section("Gateway replicas' view of this worker", c.routerLines())

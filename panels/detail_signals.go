@@ -30,7 +30,16 @@ func (c *detailCtx) signalLines() []string {
 	for sig := range w.Readings {
 		sigs = append(sigs, sig)
 	}
-	sort.Slice(sigs, func(a, b int) bool { return sigs[a] < sigs[b] })
+	// In catalogue order, with KV residency right under KV usage: usage
+	// leaves out evictable tokens, so "KV usage 0%" next to heavy
+	// eviction needs it beside it.
+	rank := func(sig sources.Signal) float64 {
+		if sig == sources.SigKVResident {
+			return float64(sources.SigKVUsage) + 0.5
+		}
+		return float64(sig)
+	}
+	sort.Slice(sigs, func(a, b int) bool { return rank(sigs[a]) < rank(sigs[b]) })
 	for _, sig := range sigs {
 		r := w.Readings[sig]
 		info := sig.Info()
@@ -69,10 +78,11 @@ func (c *detailCtx) signalLines() []string {
 		name := sig.Info().Name + " p50/p99"
 		v := m.dist(q, p50, latency)
 		if q.Present && q.Form == "histogram" && sources.Finite(q.P50) && sources.Finite(q.P99) {
-			v = txt(inUnit(q.P50, q.Unit) + " / " + inUnit(q.P99, q.Unit))
+			f := inUnit
 			if q.Unit != "s" && q.Unit != "ms" {
-				v = txt(num(q.P50) + " / " + num(q.P99))
+				f = plain
 			}
+			v = txt(m.quantileText(q.P50, q.P50Beyond, q.Unit, f) + " / " + m.quantileText(q.P99, q.P99Beyond, q.Unit, f))
 			switch sig {
 			case sources.SigITL:
 				v = m.over(v.val(q.P99), q.P99, th.ITLP99, "ITL p99 ≥ "+secs(th.ITLP99))
@@ -114,10 +124,16 @@ func (c *detailCtx) signalLines() []string {
 		}
 		lines = out
 	}
+	if o := w.Output; o.Source != "" && w.Role != sources.RolePrefill {
+		// Where its output tokens count (a prefill worker's do not: the
+		// decode pool's are the fleet's).
+		l := "output tok/s in the panels, the summary and the charts: " + readingText(o, rate) + " from " + clean(o.Source, 120)
+		for _, x := range wrapLines([]string{l}, c.iw) {
+			lines = append(lines, paint(c.st, toneMuted, x))
+		}
+	}
 	if c.d == nil {
 		lines = append(lines, paint(c.st, toneMuted, "(this backend keeps history for a few signals only)"))
-	} else {
-		lines = append(lines, paint(c.st, toneMuted, "trend of latency rows: p99 per step"))
 	}
 	return lines
 }

@@ -111,3 +111,22 @@ func TestDetailGoldenAndScroll(t *testing.T) {
 		t.Fatalf("scrolling past the end:\n%s", end)
 	}
 }
+
+// TestDetailVerdictWithoutBaseline: a worker with nothing to compare its
+// hit with gets the reason once, not "compared with nothing to compare".
+func TestDetailVerdictWithoutBaseline(t *testing.T) {
+	s := sampleSnapshot()
+	w := &s.Workers[0]
+	s.Diagnosis.Hits = []sources.HitVerdict{{Scope: "worker", ID: w.ID, Name: w.Name, Role: w.Role, Actual: w.Hit,
+		Basis:   "no baseline: no prediction exposed and no peer with traffic",
+		Verdict: "nothing to compare it with: no prediction exposed and no peer with traffic"}}
+	d := NewDetail(themes.Default())
+	d.SetTarget(w.ID)
+	d.SetSnapshot(s)
+	d.SetSize(120, 24)
+	all := drillText(d, 24)
+	if strings.Contains(all, "compared with no baseline") || strings.Contains(all, "compared with nothing") ||
+		!strings.Contains(all, "no baseline: no prediction exposed and no peer with traffic") {
+		t.Errorf("verdict section:\n%s", all)
+	}
+}

@@ -291,7 +291,10 @@ func (m *matcher) figure(field string, w *sources.WorkerView) (float64, bool) {
 	case "input":
 		return r(sources.SigPromptTokens)
 	case "output":
-		return r(sources.SigGenerationTokens)
+		if w.Output.Present {
+			return w.Output.Value, true
+		}
+		return 0, false
 	case "restarts":
 		return float64(w.Restarts), true
 	case "itl":

@@ -141,6 +141,8 @@ func findingSummary(s *sources.Snapshot) (string, tone) {
 		if v := verdictByName(s, f.Name); v != nil && len(v.Causes) > 0 {
 			txt += ": " + causeWords(v.Causes[0])
 		}
+	case "kv-pressure":
+		txt += "KV pressure"
 	case "replicas-disagree":
 		txt += "replicas disagree"
 	case "capacity":

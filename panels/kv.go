@@ -106,14 +106,14 @@ func drawKV(c *drawCtx) []string {
 	return stack(c.w, c.h, append(parts, legendPart(c, 1)))
 }
 
-func mean(q sources.Quantiles) float64 { return q.Mean }
+func mean(q sources.Quantiles) (float64, bool) { return q.Mean, false }
 
 // plain formats a value that carries its unit in the column header.
 func plain(v float64, _ string) string { return num(v) }
 
 // kvDist formats a KV-transfer figure. On decode workers, which usually do
 // not time transfers, a missing figure is left blank rather than "—".
-func kvDist(m *marks, q sources.Quantiles, pick func(sources.Quantiles) float64, f func(float64, string) string, required bool) cell {
+func kvDist(m *marks, q sources.Quantiles, pick pickFn, f func(float64, string) string, required bool) cell {
 	if !q.Present && !required {
 		return cell{}
 	}
@@ -132,7 +132,7 @@ func kvLatency(m *marks, q sources.Quantiles, required bool) cell {
 		return cell{}
 	}
 	if q.Present && q.Form == "histogram" && sources.Finite(q.P50) && sources.Finite(q.P99) {
-		return txt(latency(q.P50, q.Unit) + "/" + latency(q.P99, q.Unit))
+		return txt(m.quantileText(q.P50, q.P50Beyond, q.Unit, latency) + "/" + m.quantileText(q.P99, q.P99Beyond, q.Unit, latency))
 	}
 	return kvDist(m, q, p50, latency, required)
 }

@@ -26,6 +26,7 @@ func drawPrefill(c *drawCtx) []string {
 		{name: "xfer", unit: "req", prio: 3},
 		{name: "q p50", prio: 5},
 		{name: "q p99", prio: 2},
+		{name: "KV", unit: "used/res", prio: 4},
 		{name: "input", unit: "tok/s", prio: 4},
 		{name: "run", unit: "req", prio: 6},
 		{name: "waiting trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7, nosort: true},
@@ -43,6 +44,7 @@ func drawPrefill(c *drawCtx) []string {
 				m.queueCell(r.Get(sources.SigInflightQueue), th),
 				m.dist(q, p50, latency),
 				m.dist(q, p99, latency),
+				kvUseResident(m, r),
 				m.reading(r.Get(sources.SigPromptTokens), rate),
 				m.reading(r.Get(sources.SigRunning), count),
 				tr.cell(w),
@@ -58,6 +60,7 @@ func drawPrefill(c *drawCtx) []string {
 		m.reading(pr.Get(sources.SigInflightQueue), count),
 		m.dist(pq, p50, latency),
 		m.dist(pq, p99, latency),
+		kvUseResident(m, pr),
 		m.reading(pr.Get(sources.SigPromptTokens), rate),
 		m.reading(pr.Get(sources.SigRunning), count),
 	}}
@@ -77,6 +80,23 @@ func drawPrefill(c *drawCtx) []string {
 	}
 	parts = append(parts, legendPart(c, 1))
 	return stack(c.w, c.h, parts)
+}
+
+// kvUseResident is a prefill worker's KV pool as "used/resident": usage
+// leaves out the radix cache's evictable tokens, so a worker whose pool
+// is full of cached prefixes (and evicting them) reads "0%/99%", never a
+// bare "0%". Sorted by residency.
+func kvUseResident(m *marks, r sources.Readings) cell {
+	u, res := r.Get(sources.SigKVUsage), r.Get(sources.SigKVResident)
+	switch {
+	case u.Present && res.Present && sources.Finite(u.Value) && sources.Finite(res.Value):
+		m.note("KV used/res = in use / resident incl. evictable cache, of the pool")
+		return txt(pct(u.Value) + "/" + pct(res.Value)).val(res.Value)
+	case res.Present && sources.Finite(res.Value):
+		m.note("KV used/res = in use / resident incl. evictable cache, of the pool")
+		return txt(markAbsent + "/" + pct(res.Value)).val(res.Value)
+	}
+	return m.reading(u, ratioPct)
 }
 
 // legendPart is the panel's legend at the bottom, wrapped onto as many

@@ -141,6 +141,9 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigTransferFailed:    ctr(0, win, "sglang:num_transfer_failed_reqs_total"),
 			sources.SigBootstrapFailed:   ctr(0.02, win, "sglang:num_bootstrap_failed_reqs_total"),
 			sources.SigKVXferTimeouts:    ctr(0, win, "sglang:kv_transfer_timeouts_total"),
+			sources.SigKVUsage:           rd(0.12, "sglang:token_usage"),
+			// As the store derives it from used + evictable ÷ capacity.
+			sources.SigKVResident: rd(0.97, "(KV used + KV evictable) ÷ KV capacity"),
 		},
 		Dists: map[sources.Signal]sources.Quantiles{
 			sources.SigQueueTime:     hist(0.18, 0.9, 1.4, 0.31, 6300, "s", "sglang:queue_time_seconds"),
@@ -168,6 +171,7 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigCacheHitLastBatch: rd(0.05, "sglang:cache_hit_rate"),
 			sources.SigTransferFailed:    ctr(0.01, win, "sglang:num_transfer_failed_reqs_total"),
 			sources.SigBootstrapFailed:   ctr(0, win, "sglang:num_bootstrap_failed_reqs_total"),
+			sources.SigKVUsage:           rd(0.04, "sglang:token_usage"), // a 2025 worker: no evictable split
 		},
 		Dists: map[sources.Signal]sources.Quantiles{
 			sources.SigKVXferLatency: gaugeForm(31, "ms", "sglang:kv_transfer_latency_ms"),
@@ -207,6 +211,8 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigITL:  hist(0.031, 0.06, 0.085, 0.036, 690000, "s", "sglang:inter_token_latency_seconds"),
 			sources.SigTTFT: hist(0.42, 1.1, 1.9, 0.6, 6100, "s", "sglang:time_to_first_token_seconds"),
 		},
+		// As the store derives it: this worker exposes no per-batch counter.
+		Output: ctr(2300, win, "sglang:generation_tokens_total (finished requests)"),
 		Router: []sources.RouterView{router("gw-a", 14, 20.5, 1, 0), router("gw-b", 12, 19.1, 1, 0)},
 	}
 	d1 := sources.WorkerView{
@@ -223,6 +229,7 @@ func sampleSnapshot() *sources.Snapshot {
 		Dists: map[sources.Signal]sources.Quantiles{
 			sources.SigITL: hist(0.044, 0.09, 0.16, 0.05, 520000, "s", "sglang:inter_token_latency_seconds"),
 		},
+		Output:   ctr(1800, win, "sglang:generation_tokens_total (finished requests)"),
 		Router:   []sources.RouterView{router("gw-a", 0, 0, 0, 1), router("gw-b", 9, 15.2, 1, 0)},
 		Disagree: "gw-a unhealthy CB open, gw-b ok",
 	}
@@ -244,6 +251,8 @@ func sampleSnapshot() *sources.Snapshot {
 				sources.SigInflightQueue:  rd(1, ""),
 				sources.SigPromptTokens:   ctr(14200, win, "sglang:prompt_tokens_total"),
 				sources.SigTransferFailed: ctr(0.01, win, ""),
+				sources.SigKVUsage:        rd(0.12, ""),
+				sources.SigKVResident:     rd(0.97, ""),
 			},
 			Hit: sources.HitRatio{Present: true, Ratio: 0.40, Hit: 1.05e6, Total: 2.64e6, Unit: "tokens",
 				Source: "cached_tokens_total / prompt_tokens_total"},
@@ -260,6 +269,7 @@ func sampleSnapshot() *sources.Snapshot {
 				sources.SigGenerationTokens: ctr(4100, win, ""),
 				sources.SigRetractions:      ctr(0.45, win, ""),
 			},
+			Output: ctr(4100, win, "sglang:generation_tokens_total (finished requests)"),
 			Dists: map[sources.Signal]sources.Quantiles{
 				sources.SigITL:  hist(0.036, 0.07, 0.12, 0.04, 1.21e6, "s", "sglang:inter_token_latency_seconds"),
 				sources.SigTTFT: hist(0.42, 1.1, 1.9, 0.6, 6100, "s", "sglang:time_to_first_token_seconds"),
@@ -268,7 +278,7 @@ func sampleSnapshot() *sources.Snapshot {
 		Fleet: sources.Fleet{TargetsUp: 5, Targets: 6,
 			ReqRate:    ctr(77.3, win, ""),
 			InputRate:  ctr(14200, win, ""),
-			OutputRate: ctr(4100, win, ""),
+			OutputRate: ctr(4100, win, "sglang:generation_tokens_total (finished requests)"),
 			Hit: sources.HitRatio{Present: true, Ratio: 0.40, Hit: 1.05e6, Total: 2.64e6, Unit: "tokens",
 				Source: "cached_tokens_total / prompt_tokens_total"},
 			Rejected: rd(0.027, ""),
@@ -284,7 +294,7 @@ func sampleSnapshot() *sources.Snapshot {
 			"hit_predicted": {Name: "hit_predicted", Unit: "ratio", Step: step, Points: wave(n, 0.62, 0.05, 9, 0, 0)},
 		},
 		Events: []sources.Event{
-			{Time: now.Add(-4*time.Minute - 50*time.Second), TargetID: "http://10.0.0.22:30011/metrics", Name: "decode-1", Kind: "joined", Detail: "discovered from gw-a"},
+			{Time: now.Add(-4*time.Minute - 50*time.Second), TargetID: "http://10.0.0.22:30011/metrics", Name: "decode-1", Kind: "joined", Detail: "decode from gateway (initial discovery)", Initial: true},
 			{Time: now.Add(-3*time.Minute - 13*time.Second), TargetID: p1.ID, Name: "prefill-1", Kind: "restart", Detail: "new scheduler pid 4242"},
 			{Time: now.Add(-12 * time.Second), TargetID: d1.ID, Name: "decode-1", Kind: "stale", Detail: "timeout"},
 		},

@@ -251,7 +251,11 @@ func CrossingText(c sources.Crossing) string {
 		return name + " rejected " + pct(c.Value)
 	}
 	if c.Unit == "s" {
-		return name + " " + c.What + " " + secs(c.Value)
+		v := secs(c.Value)
+		if c.Beyond {
+			v = markBeyond + v
+		}
+		return name + " " + c.What + " " + v
 	}
 	return name + " " + c.What + " " + num(c.Value)
 }

@@ -31,6 +31,8 @@ func causeWords(c sources.Cause) string {
 		return "replicas disagree"
 	case sources.CauseSpilled:
 		return "spilled for load"
+	case sources.CauseTakesMisses:
+		return "takes the misses"
 	case sources.CauseNoCacheData:
 		return "no cache data"
 	case sources.CauseLowTraffic:
@@ -48,6 +50,9 @@ func verdictCell(v *sources.HitVerdict, m *marks) cell {
 	switch {
 	case v == nil:
 		return cell{}
+	case v.Large && len(v.Causes) > 0 && v.Causes[0].Kind == sources.CauseTakesMisses:
+		// Explained by the routing: shown, not alarmed on.
+		return muted(causeWords(v.Causes[0]))
 	case v.Large && len(v.Causes) > 0:
 		m.note("! gap over the threshold; cause below")
 		return toned("! "+causeWords(v.Causes[0]), toneWarn)
@@ -69,6 +74,8 @@ func verdictLines(s *sources.Snapshot, m *marks) []string {
 	for i := range s.Diagnosis.Hits {
 		v := &s.Diagnosis.Hits[i]
 		switch {
+		case v.Large && len(v.Causes) > 0 && v.Causes[0].Kind == sources.CauseTakesMisses:
+			note = append(note, clean(v.Name, 30)+": "+v.Verdict)
 		case v.Large:
 			warn = append(warn, "! "+clean(v.Name, 30)+": "+v.Verdict)
 		case v.GapKnown && len(v.Causes) > 0:
@@ -97,7 +104,11 @@ func (c *detailCtx) verdictLines() []string {
 		for i := range lines {
 			lines[i] = paint(c.st, t, lines[i])
 		}
-		for _, l := range wrapLines([]string{"compared with " + v.Basis}, c.iw) {
+		basis := "compared with " + v.Basis
+		if !v.Expected.Present {
+			basis = v.Basis // the reason there is no comparison
+		}
+		for _, l := range wrapLines([]string{basis}, c.iw) {
 			lines = append(lines, paint(c.st, toneMuted, l))
 		}
 		for _, cs := range v.Causes {

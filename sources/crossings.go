@@ -19,6 +19,9 @@ type Crossing struct {
 	// hit gap, error rate, 0–1) or "s" (latencies).
 	Value, Threshold float64
 	Unit             string
+	// Beyond is true when Value is a quantile whose rank fell in the +Inf
+	// bucket: the true figure lies above Value (the top finite bound).
+	Beyond bool
 }
 
 // queueSignals are the queues QueueDepth applies to.
@@ -29,7 +32,7 @@ var queueSignals = []Signal{SigWaiting, SigBootstrapQueue, SigInflightQueue, Sig
 // prealloc, transfer; req), KV usage (ratio), TTFT and ITL p99 (s, from
 // histogram windows with observations); per gateway replica the
 // predicted − actual prefix-hit gap against the prefill side's pool (ratio
-// points) and its rejected share (429+408+5xx ÷ answered). Zero
+// points) and its rejected share (RejectedShareOf). Zero
 // thresholds take their defaults. Stale and down targets are left out:
 // their figures are not current.
 func (s *Snapshot) Crossings() []Crossing {
@@ -38,10 +41,10 @@ func (s *Snapshot) Crossings() []Crossing {
 	}
 	th := s.Thresholds.WithDefaults()
 	var out []Crossing
-	add := func(ts *TargetStatus, what string, sig Signal, v, thr float64, unit string) {
+	add := func(ts *TargetStatus, what string, sig Signal, v, thr float64, unit string, beyond ...bool) {
 		if Finite(v) && v >= thr {
 			out = append(out, Crossing{TargetID: ts.ID, Name: ts.Name, Role: ts.Role, What: what,
-				Signal: sig, Value: v, Threshold: thr, Unit: unit})
+				Signal: sig, Value: v, Threshold: thr, Unit: unit, Beyond: len(beyond) > 0 && beyond[0]})
 		}
 	}
 	for i := range s.Workers {
@@ -60,10 +63,10 @@ func (s *Snapshot) Crossings() []Crossing {
 			add(&w.TargetStatus, "KV usage", SigKVUsage, r.Value, th.KVUsage, "ratio")
 		}
 		if q := w.Dist(SigTTFT); q.Present && q.Form == "histogram" && q.Count > 0 {
-			add(&w.TargetStatus, "TTFT p99", SigTTFT, q.P99, th.TTFTP99, "s")
+			add(&w.TargetStatus, "TTFT p99", SigTTFT, q.P99, th.TTFTP99, "s", q.P99Beyond)
 		}
 		if q := w.Dist(SigITL); q.Present && q.Form == "histogram" && q.Count > 0 {
-			add(&w.TargetStatus, "ITL p99", SigITL, q.P99, th.ITLP99, "s")
+			add(&w.TargetStatus, "ITL p99", SigITL, q.P99, th.ITLP99, "s", q.P99Beyond)
 		}
 	}
 	pool := s.PrefillSidePool()
@@ -116,22 +119,47 @@ func (s *Snapshot) WorkerHitGap(w *WorkerView) (float64, bool) {
 	return best, ok
 }
 
-// RejectedShare is the replica's (429 + 408 + 5xx) ÷ all answered
-// responses over the window (ratio 0–1); false when it answered none or
-// exposes no responses by status.
+// RejectedShare is the replica's rejected share (see RejectedShareOf);
+// false when it answered nothing in the window or exposes no responses by
+// status.
 func (g *GatewayView) RejectedShare() (float64, bool) {
+	r := RejectedShareOf(g)
+	return r.Value, r.Present
+}
+
+// StatusClasses are the Keys of SigGWResponses a gateway can answer with:
+// success, rate limited or admission queue full, admission queue timeout,
+// other client errors, server errors. A replica that exposes its
+// responses family has a reading for each (0 for a class it never
+// answered: the family's labelled series are created at their first
+// response).
+var StatusClasses = []string{"2xx", "429", "408", "4xx", "5xx"}
+
+// RejectedSource is the rejected share's definition, shown as its source.
+const RejectedSource = "gateway responses (429 + 408 + 5xx) ÷ all responses over the window"
+
+// RejectedShareOf is the one definition of the rejected share used by the
+// summary, the panels, the diagnoses and the snapshot JSON: responses
+// answered 429 (rejected at the door), 408 (timed out waiting for
+// admission) or 5xx, divided by all responses (every status class,
+// 2xx and 4xx included), both summed over the given replicas as
+// increases over the window (ratio 0–1). Absent when the replicas expose
+// no responses by status or answered none.
+func RejectedShareOf(gs ...*GatewayView) Reading {
 	var total, bad float64
-	for k, r := range g.Responses {
-		if !r.Present || !Finite(r.Value) {
-			continue
-		}
-		total += r.Value
-		if k == "429" || k == "408" || k == "5xx" {
-			bad += r.Value
+	for _, g := range gs {
+		for k, r := range g.Responses {
+			if !r.Present || !Finite(r.Increase) {
+				continue
+			}
+			total += r.Increase
+			if k == "429" || k == "408" || k == "5xx" {
+				bad += r.Increase
+			}
 		}
 	}
 	if total <= 0 {
-		return 0, false
+		return Reading{}
 	}
-	return bad / total, true
+	return Reading{Present: true, Value: bad / total, Source: RejectedSource}
 }

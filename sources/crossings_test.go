@@ -24,7 +24,7 @@ func TestCrossings(t *testing.T) {
 		},
 		Gateways: []GatewayView{{TargetStatus: up("gw", RoleGateway),
 			Predicted: HitRatio{Present: true, Ratio: 0.6, Total: 50},
-			Responses: map[string]Reading{"2xx": {Present: true, Value: 90}, "429": {Present: true, Value: 10}}}},
+			Responses: map[string]Reading{"2xx": {Present: true, Value: 90, Increase: 5400}, "429": {Present: true, Value: 10, Increase: 600}}}},
 		Prefill: PoolView{Workers: 1, Hit: HitRatio{Present: true, Ratio: 0.3, Total: 100}},
 	}
 	got := map[string]Crossing{}

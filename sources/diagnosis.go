@@ -39,6 +39,12 @@ const (
 	// CauseSpilled: requests were routed for load, not locality
 	// (imbalance events).
 	CauseSpilled CauseKind = "spilled-for-load"
+	// CauseTakesMisses: compared with its pool peers (no prediction
+	// exposed), the worker carries clearly less load at the routers, so
+	// cache-aware routing sends it the prompts no worker has cached (a
+	// miss goes to the least-loaded worker): a lower hit than its peers is
+	// the routing, not its cache. Shown, not alarmed on.
+	CauseTakesMisses CauseKind = "takes-misses"
 	// CauseNoCacheData: the worker publishes no prefix-cache counters.
 	CauseNoCacheData CauseKind = "no-cache-data"
 	// CauseLowTraffic: too few prompt tokens in the window to judge.
@@ -210,7 +216,8 @@ type Admission struct {
 	Admitted Reading
 	// Rejected is by reason: "429", "408", "5xx", "no workers".
 	Rejected map[string]Reading
-	// RejectedShare is (429 + 408 + 5xx) ÷ all answers (ratio 0–1).
+	// RejectedShare is (429 + 408 + 5xx) ÷ all responses over the window
+	// (ratio 0–1; sources.RejectedShareOf).
 	RejectedShare Reading
 	// Retried is retry attempts/s; RetriesExhausted requests/s that ran
 	// out of retries.
@@ -272,7 +279,9 @@ const (
 // predicted 79% — restarted 40s ago (cold cache)".
 type Finding struct {
 	Severity Severity
-	// Kind is "cache-gap", "transfer-stall", "decode-collapse",
+	// Kind is "cache-gap", "kv-pressure" (a worker's hit fell against its
+	// own earlier level while it evicts from a full KV pool, where no
+	// gateway exposes a prediction), "transfer-stall", "decode-collapse",
 	// "capacity", "rejections", "replicas-disagree" or "cold-start".
 	Kind string
 	Name string // target name, or "" for the fleet

@@ -116,6 +116,13 @@ const (
 	// keep their numbers).
 	SigForwardSeconds // GPU time spent in forward passes (s); Σ category, Σ dp_rank; rate = busy GPUs
 
+	// SigKVResident is derived by the store, not read from a metric: KV
+	// cache residency, (SigKVUsedTokens + SigKVEvictableTokens) ÷
+	// SigKVCapacity (ratio 0–1; max over a pool). KV usage leaves out the radix cache's evictable
+	// tokens, so a prefill worker whose pool is full of cached prefixes,
+	// and evicting them, reads "KV usage 0%"; residency shows it full.
+	SigKVResident
+
 	numSignals
 )
 
@@ -206,6 +213,8 @@ var signalInfo = [numSignals]SignalInfo{
 	SigGWTPOT:    {"gateway TPOT", Histogram, ScopeGateway, "s", false},
 
 	SigForwardSeconds: {"GPU forward time", Counter, ScopeWorker, "s", false},
+
+	SigKVResident: {"KV resident", Gauge, ScopeWorker, "ratio", false},
 }
 
 // Info returns the signal's description; the zero SignalInfo for an

@@ -58,6 +58,11 @@ type Quantiles struct {
 	// P50, P90, P99 are linear-interpolated bucket quantiles of the bucket
 	// deltas over the window (NaN when only a mean is known).
 	P50, P90, P99 float64
+	// P50Beyond, P90Beyond and P99Beyond are true when that quantile's
+	// rank falls in the +Inf bucket: the quantile is only known to exceed
+	// the highest finite bucket bound, which P50/P90/P99 then hold (shown
+	// as ">5s"; Prometheus' histogram_quantile returns the same bound).
+	P50Beyond, P90Beyond, P99Beyond bool
 	// Mean is Δsum/Δcount over the window (or the gauge value for the old
 	// gauge form of the KV-transfer family).
 	Mean float64
@@ -216,6 +221,15 @@ type WorkerView struct {
 	// Hit is the actual prefix-hit ratio over the window (cached ÷ prompt
 	// tokens, or the scheduler's token counters when those exist).
 	Hit HitRatio
+	// Output is the worker's output tokens/s over the window as every
+	// panel, the fleet figure, the output_tps chart and the capacity view
+	// count them: the scheduler's per-batch decode tokens
+	// (realtime_tokens_total{mode="decode"}, which move while long
+	// generations are still running) when the worker exposes them, else
+	// the output tokens of finished requests (generation_tokens_total,
+	// counted when a request finishes). Source says which, e.g.
+	// `sglang:realtime_tokens_total{mode="decode"} (per batch)`.
+	Output Reading
 	// Router is each gateway replica's view of this worker.
 	Router []RouterView
 	// History holds per-tick points for sparklines, oldest first, NaN for
@@ -279,6 +293,9 @@ type PoolView struct {
 	Readings Readings
 	// Hit is the pool's actual hit ratio (ratio of sums over workers).
 	Hit HitRatio
+	// Output is the sum of the workers' Output (output tokens/s); Source
+	// names the counter, or both when the workers differ.
+	Output Reading
 	// Dists merges the workers' histogram deltas bucket by bucket.
 	Dists map[Signal]Quantiles
 }
@@ -290,6 +307,10 @@ type Series struct {
 	Unit   string
 	Step   time.Duration
 	Points []float64
+	// Beyond, when set (quantile series only), marks the points whose
+	// quantile fell in the +Inf bucket: the point is the highest finite
+	// bucket bound and the true value lies above it.
+	Beyond []bool
 }
 
 // Event is something that happened to a target: a restart, a worker joining
@@ -300,6 +321,22 @@ type Event struct {
 	Name     string
 	Kind     string // "restart", "joined", "left", "stale", "recovered"
 	Detail   string // e.g. "counter went down", "new pid 4242"
+	// Initial is true for a "joined" seen during pdtop's first minute
+	// (InitialDiscovery): the worker was already there when pdtop started
+	// and discovery listed it — not a cold start, not a mark on charts.
+	Initial bool
+}
+
+// InitialDiscovery is how long after pdtop starts joining workers are
+// taken as found, not as joining: the first discovery passes, and the
+// first target list of a replay.
+const InitialDiscovery = time.Minute
+
+// ColdStart reports whether e marks a process whose cache starts cold: a
+// restart, or a worker that joined after pdtop's initial discovery and had
+// counted no work when first scraped (fresh: TargetStatus.FreshStart).
+func (e *Event) ColdStart(fresh bool) bool {
+	return e.Kind == "restart" || e.Kind == "joined" && !e.Initial && fresh
 }
 
 // Fleet holds the headline figures for the summary line.
@@ -310,12 +347,13 @@ type Fleet struct {
 	ReqRate Reading
 	// InputRate / OutputRate are prompt / output tokens per second over all
 	// workers (prefill pool for input, decode pool for output, in PD).
+	// OutputRate is the sum of the pools' Output (see WorkerView.Output).
 	InputRate  Reading
 	OutputRate Reading
 	// Hit is the fleet's actual prefix-hit ratio (prefill pool in PD).
 	Hit HitRatio
 	// Rejected is the share of gateway responses that were 429/408/5xx
-	// over the window (ratio 0–1).
+	// over the window (ratio 0–1; sources.RejectedShareOf).
 	Rejected Reading
 }
 

@@ -107,3 +107,26 @@ func TestNoticeBackendKeepsDetail(t *testing.T) {
 		t.Fatal("the notice wrapper hides the live backend's Detail")
 	}
 }
+
+// TestTimeoutLongerThanIntervalIsRefused: the flags follow the config
+// file's rule (a scrape must end before the next one starts), for the
+// dashboard, the demo and the snapshot, before anything is scraped.
+func TestTimeoutLongerThanIntervalIsRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"snapshot", "--prefill", "127.0.0.1:1", "--timeout", "5s", "--window", "3s"},
+		{"snapshot", "demo", "--timeout", "2s", "--interval", "1s"},
+		{"--prefill", "127.0.0.1:1", "--timeout", "1500ms"},
+		{"demo", "--interval", "500ms", "--timeout", "600ms"},
+	} {
+		var out, errOut bytes.Buffer
+		rc := run(args, &out, &errOut)
+		if rc != 1 || !strings.Contains(errOut.String(), "is longer than --interval") {
+			t.Errorf("%v: exit %d, stderr %q", args, rc, errOut.String())
+		}
+	}
+	// The default never exceeds a short interval.
+	v := viewFlags{interval: 200 * time.Millisecond, window: time.Second}
+	if err := v.validate(); err != nil || v.timeout != 200*time.Millisecond {
+		t.Errorf("default timeout for a 200ms interval: %v (%v)", v.timeout, err)
+	}
+}

@@ -32,7 +32,7 @@ type snapFlags struct {
 func (s *snapFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.window, "window", 10*time.Second, "how long to scrape; also the `window` for rates, quantiles and hit ratios")
 	fs.DurationVar(&s.interval, "interval", time.Second, "scrape every target this often (`interval`)")
-	fs.DurationVar(&s.timeout, "timeout", 0, "per-scrape `deadline` (default: 90% of --interval, at least 500ms)")
+	fs.DurationVar(&s.timeout, "timeout", 0, "per-scrape `deadline`, at most --interval (default: 90% of --interval, at least 500ms)")
 	fs.StringVar(&s.format, "format", "text", "output `format`: text (the six panels as plain text) or json (docs/snapshot.schema.json)")
 	fs.IntVar(&s.width, "width", 0, "text width in `columns` (default: the terminal's, else 120)")
 }
@@ -51,7 +51,10 @@ func (s *snapFlags) validate() error {
 		return fmt.Errorf("--window %s is longer than the 15m of history pdtop keeps", s.window)
 	}
 	if s.timeout == 0 {
-		s.timeout = max(s.interval*9/10, 500*time.Millisecond)
+		s.timeout = defaultTimeout(s.interval)
+	}
+	if err := checkTimeout(s.timeout, s.interval); err != nil {
+		return err
 	}
 	if s.width != 0 && (s.width < 40 || s.width > 1000) {
 		return fmt.Errorf("--width %d: use 40 to 1000 columns", s.width)
@@ -138,6 +141,9 @@ var errNoTarget = errors.New("no target answered")
 
 // collectSnapshot scrapes every target each interval for the window (at
 // least two rounds, so rates exist) and derives the snapshot over it.
+// Rounds keep their schedule: a target whose previous scrape is still
+// running is marked slow for that round, not waited for, so the whole run
+// takes the window plus at most one timeout, however slow the targets.
 func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snapshot, error) {
 	vf := viewFlags{interval: f.interval, timeout: f.timeout, window: f.window}
 	live, _, err := fl.backend(vf, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
@@ -151,26 +157,40 @@ func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snap
 	}
 	rounds := int(f.window/f.interval) + 1
 	start := time.Now()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	busy := map[string]bool{}
 	for i := 0; i < rounds; i++ {
 		if wait := time.Until(start.Add(time.Duration(i) * f.interval)); wait > 0 {
 			select {
 			case <-time.After(wait):
 			case <-ctx.Done():
+				wg.Wait()
 				return nil, ctx.Err()
 			}
 		}
-		var wg sync.WaitGroup
 		for _, j := range live.Round() {
+			mu.Lock()
+			skip := busy[j.Key]
+			busy[j.Key] = true
+			mu.Unlock()
+			if skip {
+				live.Busy(j.Key) // one scrape in flight per target, as in the dashboard
+				continue
+			}
 			wg.Add(1)
 			go func(j sources.Job) {
 				defer wg.Done()
 				c, cancel := context.WithTimeout(ctx, f.timeout+250*time.Millisecond)
 				defer cancel()
 				j.Run(c)
+				mu.Lock()
+				delete(busy, j.Key)
+				mu.Unlock()
 			}(j)
 		}
-		wg.Wait()
 	}
+	wg.Wait()
 	snap := live.Snapshot(f.window)
 	answered := 0
 	var why []string

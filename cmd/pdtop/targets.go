@@ -36,7 +36,7 @@ type viewFlags struct {
 
 func (v *viewFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&v.interval, "interval", time.Second, "refresh `interval` (scrape every target this often)")
-	fs.DurationVar(&v.timeout, "timeout", 0, "per-scrape `deadline` covering connect, headers and body (default: 90% of --interval, at least 500ms)")
+	fs.DurationVar(&v.timeout, "timeout", 0, "per-scrape `deadline` covering connect, headers and body, at most --interval (default: 90% of --interval, at least 500ms)")
 	fs.DurationVar(&v.window, "window", time.Minute, "`window` for rates, quantiles and hit ratios")
 	fs.StringVar(&v.theme, "theme", "", "colour theme: dark, light, high-contrast, mono (default dark; mono when NO_COLOR is set or TERM=dumb)")
 	fs.StringVar(&v.logFile, "log", "", "write a log of scrape failures and events to this `file`")
@@ -53,19 +53,35 @@ func (v *viewFlags) validate() error {
 		return fmt.Errorf("--interval %s is too short (minimum 100ms)", v.interval)
 	}
 	if v.timeout == 0 {
-		v.timeout = v.interval * 9 / 10
-		if v.timeout < 500*time.Millisecond {
-			v.timeout = 500 * time.Millisecond
-		}
+		v.timeout = defaultTimeout(v.interval)
 	}
-	if v.timeout <= 0 {
-		return fmt.Errorf("--timeout must be positive")
+	if err := checkTimeout(v.timeout, v.interval); err != nil {
+		return err
 	}
 	if v.window < v.interval*2 {
 		return fmt.Errorf("--window %s must cover at least two intervals (%s)", v.window, 2*v.interval)
 	}
 	if v.window > 15*time.Minute {
 		return fmt.Errorf("--window %s is longer than the 15m of history pdtop keeps", v.window)
+	}
+	return nil
+}
+
+// defaultTimeout is 90% of the interval, at least 500ms, at most the
+// interval.
+func defaultTimeout(interval time.Duration) time.Duration {
+	return min(max(interval*9/10, 500*time.Millisecond), interval)
+}
+
+// checkTimeout applies the config file's rule to the flags: a scrape must
+// end before the next one starts, so the timeout is positive and no longer
+// than the interval.
+func checkTimeout(timeout, interval time.Duration) error {
+	if timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive")
+	}
+	if timeout > interval {
+		return fmt.Errorf("--timeout %s is longer than --interval %s (a scrape must end before the next one starts)", timeout, interval)
 	}
 	return nil
 }

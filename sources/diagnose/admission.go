@@ -27,7 +27,6 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 			dst.Source = r.Source
 		}
 	}
-	var all, bad sources.Reading
 	for i := range s.Gateways {
 		g := &s.Gateways[i]
 		a.Present = true
@@ -35,7 +34,6 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 		add(&a.Retried, g.Readings.Get(sources.SigGWRetries))
 		add(&a.RetriesExhausted, g.Readings.Get(sources.SigGWRetriesExhausted))
 		for class, r := range g.Responses {
-			add(&all, r)
 			if class != "429" && class != "408" {
 				add(&a.Admitted, r)
 			}
@@ -43,7 +41,6 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 			case "2xx":
 				add(&a.Completed, r)
 			case "429", "408", "5xx":
-				add(&bad, r)
 				cur := a.Rejected[class]
 				add(&cur, r)
 				a.Rejected[class] = cur
@@ -59,10 +56,12 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 			}
 		}
 	}
-	if all.Present && all.Increase > 0 {
-		a.RejectedShare = sources.Reading{Present: true, Value: bad.Increase / all.Increase,
-			Source: "gateway responses (429 + 408 + 5xx) ÷ all"}
+	// One definition everywhere (the summary's Fleet.Rejected too).
+	gws := make([]*sources.GatewayView, len(s.Gateways))
+	for i := range s.Gateways {
+		gws[i] = &s.Gateways[i]
 	}
+	a.RejectedShare = sources.RejectedShareOf(gws...)
 	if a.Admitted.Present {
 		a.Admitted.Source = "answers other than 429 and 408"
 	}

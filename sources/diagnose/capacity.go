@@ -74,11 +74,11 @@ func prefillWork(pool *sources.PoolView) work {
 
 func decodeWork(pool *sources.PoolView) work {
 	r := pool.Readings
-	wk := work{unit: "output tok/s", served: r.Get(sources.SigRealtimeDecode)}
+	// Served is the pool's output tokens/s as every panel shows it
+	// (PoolView.Output); the work per request is output tokens per
+	// finished request.
+	wk := work{unit: "output tok/s", served: pool.Output}
 	gen := r.Get(sources.SigGenerationTokens)
-	if !wk.served.Present {
-		wk.served = gen
-	}
 	if req := r.Get(sources.SigRequests); req.Present && req.Increase > 0 && gen.Present {
 		wk.perReq = gen.Increase / req.Increase
 	}

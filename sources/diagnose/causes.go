@@ -81,7 +81,10 @@ func (e *evidence) replicaCauses(g *sources.GatewayView, large bool) []sources.C
 }
 
 // restartCause reports a restart or join of w recent enough that its
-// cache may still be cold: inside the window, or within coldAfter.
+// cache may still be cold: a restart inside the window or within
+// coldAfter; a join while the window still holds part of the worker's
+// first minute (coldSpan) — after that its own traffic has warmed it and
+// the window's figures no longer include its cold start.
 func (e *evidence) restartCause(w *sources.WorkerView) (sources.Cause, bool) {
 	last := lastStart(e.s, w)
 	if last == nil {
@@ -91,6 +94,9 @@ func (e *evidence) restartCause(w *sources.WorkerView) (sources.Cause, bool) {
 		return sources.Cause{}, false
 	}
 	ago := e.s.Time.Sub(last.Time)
+	if last.Kind == "joined" && ago > coldSpan+e.s.Window {
+		return sources.Cause{}, false
+	}
 	if ago > coldAfter && !w.Restarted {
 		return sources.Cause{}, false
 	}
@@ -122,9 +128,9 @@ func lastStart(s *sources.Snapshot, w *sources.WorkerView) *sources.Event {
 	var evs []*sources.Event
 	for i := range s.Events {
 		ev := &s.Events[i]
-		// A worker that joined already busy (discovered when pdtop
-		// started, or added to the list) is not a cold start.
-		if ev.TargetID == w.ID && (ev.Kind == "restart" || ev.Kind == "joined" && w.FreshStart) {
+		// A worker found by pdtop's initial discovery, or that joined
+		// already busy, is not a cold start.
+		if ev.TargetID == w.ID && ev.ColdStart(w.FreshStart) {
 			evs = append(evs, ev)
 		}
 	}
@@ -142,13 +148,17 @@ func lastStart(s *sources.Snapshot, w *sources.WorkerView) *sources.Event {
 func kvPressure(w *sources.WorkerView, th sources.Thresholds) (sources.Cause, bool) {
 	var parts []string
 	r := w.Readings
+	evicting := false
 	if ev, pr := r.Get(sources.SigEvictedTokens), r.Get(sources.SigPromptTokens); ev.Present && pr.Present && pr.Value > 0 {
 		if share := ev.Value / pr.Value; share >= evictionShare {
+			evicting = true
 			parts = append(parts, "evicting "+Num(ev.Value)+" tok/s ("+Pct(share)+" of its prompt tokens)")
 		}
 	}
 	if u := r.Get(sources.SigKVUsage); u.Present && u.Value >= th.KVUsage {
 		parts = append(parts, "KV "+Pct(u.Value)+" full")
+	} else if res := r.Get(sources.SigKVResident); evicting && res.Present && res.Value >= th.KVUsage {
+		parts = append(parts, "KV "+Pct(res.Value)+" resident (used + evictable)")
 	}
 	if rt := r.Get(sources.SigRetractions); rt.Present && rt.Value > 0 {
 		parts = append(parts, Num(rt.Value)+" retractions/s")
@@ -157,6 +167,81 @@ func kvPressure(w *sources.WorkerView, th sources.Thresholds) (sources.Cause, bo
 		return sources.Cause{}, false
 	}
 	return sources.Cause{Kind: sources.CauseKVPressure, Evidence: strings.Join(parts, ", ")}, true
+}
+
+// missLoadGap is how many fewer in-flight requests than its peers' mean
+// the least-loaded worker must carry to count as the one taking the misses.
+const missLoadGap = 5
+
+// takesMisses reports a worker that is the least loaded of its pool at the
+// routers (in-flight requests summed over replicas, below every peer and
+// missLoadGap below their mean): cache-aware routing sends a prompt that
+// matches no worker's cache to the least-loaded one, so this worker gets
+// the pool's misses and a lower hit than its peers, whatever its cache
+// does. When the load is prefill
+// waiting for decode (bootstrap queues over the queue threshold, as in a
+// decode saturation) the evidence says so.
+func (e *evidence) takesMisses(w *sources.WorkerView) (sources.Cause, bool) {
+	load := func(x *sources.WorkerView) (float64, bool) {
+		sum, ok := 0.0, false
+		for _, r := range x.Router {
+			if r.InFlight.Present {
+				sum += r.InFlight.Value
+				ok = true
+			}
+		}
+		return sum, ok
+	}
+	mine, ok := load(w)
+	if !ok {
+		return sources.Cause{}, false
+	}
+	var peers []string
+	var total float64
+	for _, o := range e.ws {
+		if o.ID == w.ID || o.Health != sources.Up {
+			continue
+		}
+		if l, ok := load(o); ok {
+			if l <= mine {
+				return sources.Cause{}, false // not the least loaded
+			}
+			total += l
+			peers = append(peers, o.Name+" "+Num(l))
+		}
+	}
+	if len(peers) == 0 || total/float64(len(peers))-mine < missLoadGap {
+		return sources.Cause{}, false
+	}
+	txt := "least loaded at the routers (" + Num(mine) + " in flight vs " + strings.Join(peers, ", ") +
+		"): cache-aware routing sends it the prompts no worker has cached"
+	var boot []string
+	for _, o := range e.ws {
+		if q := o.Readings.Get(sources.SigBootstrapQueue); q.Present && q.Value >= e.th.QueueDepth {
+			boot = append(boot, o.Name+" "+Num(q.Value))
+		}
+	}
+	if len(boot) > 0 {
+		txt += "; that load is prefill waiting for decode (bootstrap queue " + strings.Join(boot, ", ") + ")"
+	}
+	return sources.Cause{Kind: sources.CauseTakesMisses, Evidence: txt}, true
+}
+
+// kvChurn reports the evidence of KV pressure that needs no prediction:
+// evicting at least evictionShare of its prompt tokens while its KV pool
+// is full — usage, or residency (used + evictable) for a radix cache that
+// keeps what it could evict — at or over the KV threshold.
+func kvChurn(w *sources.WorkerView, th sources.Thresholds) (sources.Cause, bool) {
+	r := w.Readings
+	ev, pr := r.Get(sources.SigEvictedTokens), r.Get(sources.SigPromptTokens)
+	if !ev.Present || !pr.Present || !(pr.Value > 0) || ev.Value/pr.Value < evictionShare {
+		return sources.Cause{}, false
+	}
+	u, res := r.Get(sources.SigKVUsage), r.Get(sources.SigKVResident)
+	if !(u.Present && u.Value >= th.KVUsage) && !(res.Present && res.Value >= th.KVUsage) {
+		return sources.Cause{}, false
+	}
+	return kvPressure(w, th)
 }
 
 // disagreement reports gateway replicas seeing w differently: health or

@@ -81,10 +81,16 @@ func findings(s *sources.Snapshot, th sources.Thresholds) []sources.Finding {
 			// A gap between different scales (the legacy router's
 			// per-request booleans against tokens) is shown, not alarmed on.
 			sev := sources.SevWarn
-			if !v.SameScale {
+			if !v.SameScale || len(v.Causes) > 0 && v.Causes[0].Kind == sources.CauseTakesMisses {
 				sev = sources.SevInfo
 			}
-			out = append(out, sources.Finding{Severity: sev, Kind: "cache-gap", Name: v.Name,
+			kind := "cache-gap"
+			if v.Basis == ownBasis {
+				// No prediction to miss: the worker's own hit fell while
+				// it churns its full KV pool.
+				kind = "kv-pressure"
+			}
+			out = append(out, sources.Finding{Severity: sev, Kind: kind, Name: v.Name,
 				Text: v.Name + ": " + v.Verdict})
 		}
 	}

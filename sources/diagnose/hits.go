@@ -132,7 +132,8 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 	if len(picking) == 0 {
 		picking = all
 	}
-	if p, ok := predictedOf(picking); ok {
+	p, predicted := predictedOf(picking)
+	if predicted {
 		v.Expected = p
 		what := "the routers' prediction"
 		if len(picking) < len(all) {
@@ -141,11 +142,11 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 		v.Basis, v.SameScale = basisOf(p, what+", fleet-wide")
 	} else if peers, n := e.peers(w); n > 0 {
 		v.Expected = peers
-		v.Basis = "its pool peers' actual hit (no gateway exposes a prediction)"
+		v.Basis = peersBasis
 	} else if len(e.ws) > 1 && w.Hit.Present {
-		v.Basis = "nothing to compare: no prediction exposed, and its peers saw under half its prompt tokens"
+		v.Basis = noBaseline + "no prediction exposed, and its peers saw under half its prompt tokens"
 	} else {
-		v.Basis = "nothing to compare: no prediction exposed and no peer with traffic"
+		v.Basis = noBaseline + "no prediction exposed and no peer with traffic"
 	}
 	low, lowWhy := e.lowTraffic(w)
 	if a, ok := e.sinceRestart(w); ok {
@@ -174,9 +175,106 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 		v.Gap = v.Expected.Ratio - v.Actual.Ratio
 		v.Large = v.Gap >= e.th.HitGap
 		v.Causes = e.workerCauses(w, v.Large)
+		if c, ok := e.takesMisses(w); ok && v.Basis == peersBasis && v.Large {
+			// Against its peers, the routing explains the gap: instead of
+			// "unexplained", or after the evidence found.
+			if rest := without(v.Causes, sources.CauseUnexplained); len(rest) > 0 {
+				v.Causes = append(rest, c)
+			} else {
+				v.Causes = []sources.Cause{c}
+			}
+		}
+	}
+	if !predicted && !low && !v.Large && w.Health == sources.Up {
+		e.ownDrop(w, &v)
 	}
 	v.Verdict = verdictText(&v, e.th)
 	return v
+}
+
+// noBaseline starts HitVerdict.Basis when there is nothing to compare a
+// worker's hit with; the reason follows.
+const noBaseline = "no baseline: "
+
+// peersBasis is HitVerdict.Basis when a worker is compared with its pool
+// peers.
+const peersBasis = "its pool peers' actual hit (no gateway exposes a prediction)"
+
+// ownBasis is HitVerdict.Basis when a worker is compared with its own
+// earlier hit.
+const ownBasis = "its own earlier hit: its best minute before the window (no gateway exposes a prediction; its peers may have fallen alike)"
+
+// ownDrop judges w against its own earlier hit where no gateway exposes a
+// prediction: with its peers under the same churn (smg in
+// eviction-pressure) the peer comparison sees no gap, yet the worker's
+// hit fell. A fall of at least the gap threshold while it evicts and its
+// pool is full (KV churn) makes v a large gap with KV pressure as cause.
+func (e *evidence) ownDrop(w *sources.WorkerView, v *sources.HitVerdict) {
+	churn, ok := kvChurn(w, e.th)
+	if !ok {
+		return
+	}
+	earlier, ok := e.earlierHit(w)
+	if !ok || earlier.Ratio-v.Actual.Ratio < e.th.HitGap {
+		return
+	}
+	v.Expected, v.Basis, v.SameScale = earlier, ownBasis, true
+	v.GapKnown, v.Gap, v.Large = true, earlier.Ratio-v.Actual.Ratio, true
+	v.Causes = append([]sources.Cause{churn}, without(e.workerCauses(w, false), sources.CauseKVPressure)...)
+}
+
+// earlierHit is w's own earlier level: its best one-minute hit (Σ cached
+// ÷ Σ prompt tokens over the history steps of each whole minute before the
+// window, within the chart span) among minutes with at least minTokens of
+// prompt tokens; ok is false without one. The best minute, not the mean
+// of all: the mean would include the fall itself.
+func (e *evidence) earlierHit(w *sources.WorkerView) (sources.HitRatio, bool) {
+	st := step(e.s)
+	prompt, cached := w.History[sources.SigPromptTokens], w.History[sources.SigCachedTokens]
+	if st <= 0 || len(prompt) == 0 {
+		return sources.HitRatio{}, false
+	}
+	sec := st.Seconds()
+	oldest := e.s.Time.Add(-e.s.ChartSpan)
+	var best sources.HitRatio
+	for to := e.s.Time.Add(-e.s.Window); !to.Add(-coldSpan).Before(oldest); to = to.Add(-coldSpan) {
+		from := to.Add(-coldSpan)
+		var hit, total float64
+		for j := range prompt {
+			end := stepEnd(e.s, st, j, len(prompt))
+			if !end.After(from) || end.After(to) {
+				continue
+			}
+			p, c := at(prompt, j), at(cached, j)
+			if !finite(p) || p <= 0 {
+				continue
+			}
+			if !finite(c) {
+				c = 0 // no cached tokens in the step
+			}
+			hit += c
+			total += p
+		}
+		if total*sec < minTokens {
+			continue
+		}
+		if r := math.Min(1, hit/total); !best.Present || r > best.Ratio {
+			ago := dur(e.s.Time.Sub(to))
+			best = sources.HitRatio{Present: true, Ratio: r, Hit: hit * sec, Total: total * sec, Unit: "tokens",
+				Source: "cached ÷ prompt tokens in its best minute before the window (ending " + ago + " ago)"}
+		}
+	}
+	return best, best.Present
+}
+
+func without(cs []sources.Cause, kind sources.CauseKind) []sources.Cause {
+	var out []sources.Cause
+	for _, c := range cs {
+		if c.Kind != kind {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // peers returns the actual hit of w's pool peers with traffic (ratio of

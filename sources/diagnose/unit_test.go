@@ -186,3 +186,28 @@ func TestGoodputBounds(t *testing.T) {
 		t.Errorf("goodput rate %+v, want 7.2 req/s", g.Rate)
 	}
 }
+
+// TestVerdictWording: a verdict under the threshold gives both figures
+// and never says "above … by 0 pts"; a worker with nothing to compare
+// with says why, once.
+func TestVerdictWording(t *testing.T) {
+	s := synthetic(0.804, 0.86, 0.7)
+	diagnose.Run(s)
+	if v := verdictOf(t, s, "p0"); v.Verdict != "hit 80%, level with the 80% predicted" {
+		t.Errorf("p0 (gap −0.4 pts): %q", v.Verdict)
+	}
+	if v := verdictOf(t, s, "p1"); v.Verdict != "hit 86%, above the 80% predicted by 6 pts" {
+		t.Errorf("p1: %q", v.Verdict)
+	}
+	if v := verdictOf(t, s, "p2"); v.Verdict != "hit 70% vs 80% predicted, gap 10 pts, under the 20 pts threshold" {
+		t.Errorf("p2: %q", v.Verdict)
+	}
+	s = synthetic(0.6)
+	s.Gateways[0].Predicted = sources.HitRatio{} // smg: no prediction, and no peer
+	diagnose.Run(s)
+	v := verdictOf(t, s, "p0")
+	if v.Verdict != "nothing to compare it with: no prediction exposed and no peer with traffic" ||
+		strings.Count(v.Verdict+v.Basis, "nothing to compare") > 1 {
+		t.Errorf("p0 alone: verdict %q, basis %q", v.Verdict, v.Basis)
+	}
+}

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"math"
 	"strings"
 
 	"github.com/pdtop/pdtop/sources"
@@ -27,8 +28,11 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 		hit += " since the restart"
 	}
 	expected := Pct(v.Expected.Ratio) + " predicted"
-	if strings.HasPrefix(v.Basis, "its pool peers") {
+	switch {
+	case strings.HasPrefix(v.Basis, "its pool peers"):
 		expected = Pct(v.Expected.Ratio) + " on its peers"
+	case v.Basis == ownBasis:
+		expected = Pct(v.Expected.Ratio) + " earlier"
 	}
 	figures := hit + " vs " + expected + ", gap " + Pts(v.Gap) + scale
 	switch {
@@ -38,21 +42,35 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 		}
 		return "no cache data: " + v.Causes[0].Evidence
 	case !v.GapKnown:
-		if c := first(); c != "" {
-			return "nothing to compare; " + c
+		// Say why there is no comparison, then any evidence seen.
+		why := "nothing to compare it with"
+		switch {
+		case strings.HasPrefix(v.Basis, noBaseline):
+			why += ": " + strings.TrimPrefix(v.Basis, noBaseline)
+		case v.Expected.Present && v.Expected.Total <= 0:
+			why = "no predicted lookups in the window to compare with"
 		}
-		return "nothing to compare"
+		if c := first(); c != "" {
+			return why + "; " + c
+		}
+		return why
 	case v.Large:
 		return figures + ": " + first()
 	}
-	c := first()
-	switch {
-	case c != "" && v.Gap >= 0:
-		return figures + " (under the " + Pts(th.HitGap) + " threshold); " + c
-	case c != "":
-		return hit + ", above the " + expected + scale + "; " + c
-	case v.Gap < 0:
-		return "actual above expected by " + Pts(-v.Gap) + scale
+	// Under the threshold: the figures, then any evidence worth seeing
+	// before it moves them. A gap that rounds to 0 points is level, never
+	// "above by 0 pts".
+	var out string
+	switch pts := math.Round(v.Gap * 100); {
+	case pts == 0:
+		out = hit + ", level with the " + expected + scale
+	case pts < 0:
+		out = hit + ", above the " + expected + " by " + Pts(-v.Gap) + scale
+	default:
+		out = figures + ", under the " + Pts(th.HitGap) + " threshold"
 	}
-	return "gap " + Pts(v.Gap) + scale + ", under the " + Pts(th.HitGap) + " threshold"
+	if c := first(); c != "" {
+		out += "; " + c
+	}
+	return out
 }

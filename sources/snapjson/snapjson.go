@@ -55,13 +55,17 @@ type Thresholds struct {
 
 // Fleet is the summary line's figures.
 type Fleet struct {
-	Targets               int       `json:"targets"`
-	TargetsUp             int       `json:"targets_up"`
-	RequestsPerSecond     *float64  `json:"requests_per_second"`
-	InputTokensPerSecond  *float64  `json:"input_tokens_per_second"`
-	OutputTokensPerSecond *float64  `json:"output_tokens_per_second"`
-	PrefixHit             *HitRatio `json:"prefix_hit"`
-	RejectedRatio         *float64  `json:"rejected_ratio"`
+	Targets               int      `json:"targets"`
+	TargetsUp             int      `json:"targets_up"`
+	RequestsPerSecond     *float64 `json:"requests_per_second"`
+	InputTokensPerSecond  *float64 `json:"input_tokens_per_second"`
+	OutputTokensPerSecond *float64 `json:"output_tokens_per_second"`
+	// OutputTokensSource names the counter behind OutputTokensPerSecond
+	// (sources.WorkerView.Output): per-batch decode tokens when exposed,
+	// else finished requests' output tokens.
+	OutputTokensSource string    `json:"output_tokens_source,omitempty"`
+	PrefixHit          *HitRatio `json:"prefix_hit"`
+	RejectedRatio      *float64  `json:"rejected_ratio"`
 }
 
 // Crossing is a figure at or over its threshold.
@@ -74,6 +78,9 @@ type Crossing struct {
 	Value     float64 `json:"value"`
 	Threshold float64 `json:"threshold"`
 	Unit      string  `json:"unit"`
+	// BeyondTopBucket: value is a p99 above the top finite bucket bound
+	// (a lower bound).
+	BeyondTopBucket bool `json:"beyond_top_bucket,omitempty"`
 }
 
 // Reading is one scalar figure: a gauge's latest value, or a counter's
@@ -98,6 +105,17 @@ type Distribution struct {
 	Unit   string   `json:"unit"`
 	Form   string   `json:"form"`
 	Source string   `json:"source,omitempty"`
+	// BeyondTopBucket says, for the histogram form, which quantiles fell
+	// in the +Inf bucket: those hold the highest finite bound and the
+	// true value lies above it.
+	BeyondTopBucket *Beyond `json:"beyond_top_bucket,omitempty"`
+}
+
+// Beyond flags each quantile that lies above the top finite bucket.
+type Beyond struct {
+	P50 bool `json:"p50"`
+	P90 bool `json:"p90"`
+	P99 bool `json:"p99"`
 }
 
 // HitRatio is a prefix-hit ratio of sums over the window.
@@ -149,7 +167,10 @@ type Worker struct {
 	Readings         map[string]Reading      `json:"readings"`
 	Distributions    map[string]Distribution `json:"distributions"`
 	PrefixHit        *HitRatio               `json:"prefix_hit"`
-	Router           []RouterView            `json:"router"`
+	// OutputTokens is output tokens/s as the panels count them
+	// (sources.WorkerView.Output); Source says which counter.
+	OutputTokens *Reading     `json:"output_tokens_per_second,omitempty"`
+	Router       []RouterView `json:"router"`
 }
 
 // RouterView is one gateway replica's view of a worker.
@@ -191,6 +212,8 @@ type Pool struct {
 	Readings      map[string]Reading      `json:"readings"`
 	Distributions map[string]Distribution `json:"distributions"`
 	PrefixHit     *HitRatio               `json:"prefix_hit"`
+	// OutputTokens is the sum of the workers' output_tokens_per_second.
+	OutputTokens *Reading `json:"output_tokens_per_second,omitempty"`
 }
 
 // Event is something that happened to a target.
@@ -200,6 +223,9 @@ type Event struct {
 	Name   string    `json:"name"`
 	Kind   string    `json:"kind"`
 	Detail string    `json:"detail,omitempty"`
+	// Initial marks a "joined" of pdtop's initial discovery: the worker
+	// was already there, not a cold start.
+	Initial bool `json:"initial,omitempty"`
 }
 
 // Key is a signal's JSON key: its display name in snake case
@@ -237,12 +263,12 @@ func New(s *sources.Snapshot) *Document {
 		Fleet: Fleet{Targets: s.Fleet.Targets, TargetsUp: s.Fleet.TargetsUp,
 			RequestsPerSecond: value(s.Fleet.ReqRate), InputTokensPerSecond: value(s.Fleet.InputRate),
 			OutputTokensPerSecond: value(s.Fleet.OutputRate), PrefixHit: hit(s.Fleet.Hit),
-			RejectedRatio: value(s.Fleet.Rejected)},
+			OutputTokensSource: s.Fleet.OutputRate.Source, RejectedRatio: value(s.Fleet.Rejected)},
 		Crossings: []Crossing{}, Workers: []Worker{}, Gateways: []Gateway{}, Targets: []Target{}, Events: []Event{},
 	}
 	for _, c := range s.Crossings() {
 		x := Crossing{Target: c.TargetID, Name: c.Name, Role: c.Role.String(), What: c.What,
-			Value: c.Value, Threshold: c.Threshold, Unit: c.Unit}
+			Value: c.Value, Threshold: c.Threshold, Unit: c.Unit, BeyondTopBucket: c.Beyond}
 		if c.Signal != sources.SigInvalid {
 			k := Key(c.Signal)
 			x.Signal = &k
@@ -257,7 +283,7 @@ func New(s *sources.Snapshot) *Document {
 		w := &s.Workers[i]
 		out := Worker{Target: target(&w.TargetStatus, s.Time), RestartedInWindow: w.Restarted, ReplicasDisagree: w.Disagree,
 			Readings: readings(w.Readings), Distributions: dists(w.Dists), PrefixHit: hit(w.Hit),
-			Router: []RouterView{}}
+			OutputTokens: output(w.Output), Router: []RouterView{}}
 		for _, r := range w.Router {
 			out.Router = append(out.Router, router(r))
 		}
@@ -275,7 +301,8 @@ func New(s *sources.Snapshot) *Document {
 		d.Gateways = append(d.Gateways, out)
 	}
 	for _, e := range s.Events {
-		d.Events = append(d.Events, Event{Time: e.Time.UTC(), Target: e.TargetID, Name: e.Name, Kind: e.Kind, Detail: e.Detail})
+		d.Events = append(d.Events, Event{Time: e.Time.UTC(), Target: e.TargetID, Name: e.Name, Kind: e.Kind, Detail: e.Detail,
+			Initial: e.Initial})
 	}
 	d.Diagnosis = diagnosis(s)
 	return d
@@ -342,8 +369,12 @@ func dists(ds map[sources.Signal]sources.Quantiles) map[string]Distribution {
 		if !q.Present {
 			continue
 		}
-		out[Key(sig)] = Distribution{P50: num(q.P50), P90: num(q.P90), P99: num(q.P99), Mean: num(q.Mean),
+		d := Distribution{P50: num(q.P50), P90: num(q.P90), P99: num(q.P99), Mean: num(q.Mean),
 			Count: finite(q.Count), Unit: q.Unit, Form: q.Form, Source: q.Source}
+		if q.Form == "histogram" {
+			d.BeyondTopBucket = &Beyond{P50: q.P50Beyond, P90: q.P90Beyond, P99: q.P99Beyond}
+		}
+		out[Key(sig)] = d
 	}
 	return out
 }
@@ -378,7 +409,19 @@ func pool(p *sources.PoolView) *Pool {
 		return nil
 	}
 	return &Pool{Workers: p.Workers, Up: p.Up, Readings: readings(p.Readings), Distributions: dists(p.Dists),
-		PrefixHit: hit(p.Hit)}
+		PrefixHit: hit(p.Hit), OutputTokens: output(p.Output)}
+}
+
+// output is an output tokens/s reading (nil when no worker exposes one).
+func output(r sources.Reading) *Reading {
+	if !r.Present && r.Source == "" {
+		return nil
+	}
+	x := &Reading{Value: value(r), Unit: "tokens/s", Kind: "counter", Source: r.Source}
+	if r.Present {
+		x.Increase = num(r.Increase)
+	}
+	return x
 }
 
 func target(t *sources.TargetStatus, now time.Time) Target {

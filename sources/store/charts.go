@@ -85,17 +85,18 @@ func (ts *targetState) stepSeries(col int, idx []stepIdx) []float64 {
 		if p.a >= p.b {
 			continue
 		}
-		va, vb := ts.val(p.a, col), ts.val(p.b, col)
+		vb := ts.val(p.b, col)
 		dt := ts.hist.at(p.b).t.Sub(ts.hist.at(p.a).t).Seconds()
-		if !math.IsNaN(va) && !math.IsNaN(vb) && dt > 0 {
-			out[j] = nonNeg(vb-va) / dt
+		if !math.IsNaN(vb) && dt > 0 {
+			out[j] = nonNeg(vb-ts.startValue(p.a, col)) / dt
 		}
 	}
 	return out
 }
 
 // stepDelta returns the counter increase of a scalar signal per point (NaN
-// where unknown).
+// where unknown), with counterDelta's rule for a series created inside the
+// point (cached_tokens_total at the first hit).
 func (ts *targetState) stepDelta(sig sources.Signal, idx []stepIdx) []float64 {
 	out := make([]float64, len(idx))
 	col, ok := ts.scalars[histID{sig, ""}]
@@ -104,17 +105,9 @@ func (ts *targetState) stepDelta(sig sources.Signal, idx []stepIdx) []float64 {
 		if !ok || p.b < 0 || p.a >= p.b {
 			continue
 		}
-		va, vb := ts.val(p.a, col), ts.val(p.b, col)
-		if math.IsNaN(vb) {
-			continue
+		if vb := ts.val(p.b, col); !math.IsNaN(vb) {
+			out[j] = nonNeg(vb - ts.startValue(p.a, col))
 		}
-		if math.IsNaN(va) {
-			va = 0 // appeared inside the point (cached_tokens_total at first hit)
-			if p.a > 0 && !math.IsNaN(ts.val(0, col)) {
-				continue
-			}
-		}
-		out[j] = nonNeg(vb - va)
 	}
 	return out
 }
@@ -224,7 +217,7 @@ func (ts *targetState) stepDists(sig sources.Signal, idx []stepIdx) []*dist {
 	}
 	out := make([]*dist, len(idx))
 	for j, p := range idx {
-		if p.b < 0 || p.a >= p.b || math.IsNaN(ts.val(p.a, hl.count)) || math.IsNaN(ts.val(p.b, hl.count)) {
+		if p.b < 0 || p.a >= p.b || math.IsNaN(ts.val(p.b, hl.count)) {
 			continue
 		}
 		out[j] = ts.distBetween(hl, p.a, p.b)
@@ -274,13 +267,17 @@ func (s *Store) charts(snap *sources.Snapshot, workers, gateways []*targetState,
 			}
 		}
 		p50, p99 := nanSlice(n), nanSlice(n)
+		b50, b99 := make([]bool, n), make([]bool, n)
 		for j, d := range merged {
 			if d != nil && !d.empty() {
-				p50[j], p99[j] = d.quantile(0.5), d.quantile(0.99)
+				p50[j], b50[j] = d.quantileBeyond(0.5)
+				p99[j], b99[j] = d.quantileBeyond(0.99)
 			}
 		}
 		series(h.name+"_p50", "s", p50)
 		series(h.name+"_p99", "s", p99)
+		markBeyond(snap.Charts, h.name+"_p50", b50)
+		markBeyond(snap.Charts, h.name+"_p99", b99)
 	}
 
 	hitAcc, totAcc := nanSlice(n), nanSlice(n)
@@ -297,6 +294,19 @@ func (s *Store) charts(snap *sources.Snapshot, workers, gateways []*targetState,
 		accumulate(totAcc, t)
 	}
 	series("hit_predicted", "ratio", ratioSeries(hitAcc, totAcc))
+}
+
+// markBeyond attaches the beyond-the-top-bucket flags to a series when any
+// is set.
+func markBeyond(charts map[string]sources.Series, name string, beyond []bool) {
+	for _, b := range beyond {
+		if b {
+			ser := charts[name]
+			ser.Beyond = beyond
+			charts[name] = ser
+			return
+		}
+	}
 }
 
 func accumulate(acc, v []float64) {
@@ -318,12 +328,36 @@ func nanSlice(n int) []float64 {
 	return out
 }
 
-// outputSignal is the counter a worker's output tokens/s comes from: the
-// scheduler's per-batch decode tokens when exposed (they move while long
-// generations are still running), else output tokens of finished requests.
+// outputSignal is the counter a worker's output tokens/s comes from
+// (sources.WorkerView.Output): the scheduler's per-batch decode tokens when
+// exposed (they move while long generations are still running), else
+// output tokens of finished requests.
 func outputSignal(ts *targetState) sources.Signal {
 	if _, ok := ts.scalars[histID{sources.SigRealtimeDecode, ""}]; ok {
 		return sources.SigRealtimeDecode
 	}
 	return sources.SigGenerationTokens
+}
+
+// outputReading is the worker's Output: its outputSignal's reading, the
+// source saying which counter and how it counts.
+func (ts *targetState) outputReading(rs sources.Readings) sources.Reading {
+	sig := outputSignal(ts)
+	r, ok := rs[sig]
+	if !ok {
+		return sources.Absent
+	}
+	if sig == sources.SigRealtimeDecode {
+		r.Source = orName(r.Source, "realtime_tokens_total") + `{mode="decode"} (per batch)`
+	} else {
+		r.Source = orName(r.Source, "generation_tokens_total") + " (finished requests)"
+	}
+	return r
+}
+
+func orName(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
 }

@@ -28,10 +28,16 @@ func (ts *targetState) bounds(from, to time.Time) (first, last int, ok bool) {
 	return first, last, first < last && first >= 0
 }
 
-// counterDelta returns the reset-aware increase of a counter column
-// between the oldest and newest frames in (from, to] where it is present,
-// and the time between them. ok is false with fewer than two such frames:
-// no rate from a single sample.
+// counterDelta returns the reset-aware increase of a counter column over
+// (from, to] and the time it covers: from the window's first frame of the
+// target to the newest frame where the series is present. A series absent
+// at that first frame (created at its first increment: Python's labelled
+// counters, SGLang's failure counters, cached_tokens_total) counts from
+// its last value before the window, else from 0 (startValue), over that
+// whole span — as Prometheus' increase() would if the series had been
+// exposed as 0. ok is false when the window holds fewer than two frames of
+// the target or the series is in none after the first: no rate from a
+// single scrape.
 func (ts *targetState) counterDelta(col int, from, to time.Time) (delta float64, dt time.Duration, ok bool) {
 	first, last, ok := ts.bounds(from, to)
 	if !ok {
@@ -40,17 +46,26 @@ func (ts *targetState) counterDelta(col int, from, to time.Time) (delta float64,
 	for last > first && math.IsNaN(ts.val(last, col)) {
 		last--
 	}
-	for first < last && math.IsNaN(ts.val(first, col)) {
-		first++
-	}
-	if first >= last {
+	if last <= first {
 		return 0, 0, false
 	}
-	d := ts.val(last, col) - ts.val(first, col)
-	if d < 0 { // cannot happen with corrected values; never show a negative rate
-		d = 0
-	}
+	// Corrected values never decrease; never show a negative rate anyway.
+	d := nonNeg(ts.val(last, col) - ts.startValue(first, col))
 	return d, ts.hist.at(last).t.Sub(ts.hist.at(first).t), true
+}
+
+// startValue is what a counter column counts from at frame fi (the first
+// frame of a window or chart step): its value there; when the series is
+// absent there, its last value before fi (a series that vanished and came
+// back, e.g. after a restart: values are reset-corrected), else 0 (a
+// series created since).
+func (ts *targetState) startValue(fi, col int) float64 {
+	for i := fi; i >= 0; i-- {
+		if v := ts.val(i, col); !math.IsNaN(v) {
+			return v
+		}
+	}
+	return 0
 }
 
 // reading derives a scalar signal over (from, to]: the latest value for
@@ -77,7 +92,8 @@ func (ts *targetState) reading(sig sources.Signal, key string, from, to time.Tim
 	return sources.Reading{Present: true, Value: d / dt.Seconds(), Increase: d, Source: src}
 }
 
-// histDist returns the change of a histogram signal over (from, to].
+// histDist returns the change of a histogram signal over (from, to],
+// with counterDelta's rule for series created inside the window.
 func (ts *targetState) histDist(sig sources.Signal, key string, from, to time.Time) (*dist, bool) {
 	hl := ts.hists[histID{sig, key}]
 	if hl == nil {
@@ -90,19 +106,19 @@ func (ts *targetState) histDist(sig sources.Signal, key string, from, to time.Ti
 	for last > first && math.IsNaN(ts.val(last, hl.count)) {
 		last--
 	}
-	for first < last && math.IsNaN(ts.val(first, hl.count)) {
-		first++
-	}
-	if first >= last {
+	if last <= first {
 		return nil, false
 	}
 	return ts.distBetween(hl, first, last), true
 }
 
+// distBetween is the histogram's change from frame first to frame last
+// (where its count is present); every column counts from startValue.
+// Bounds missing at last (an older bucket layout) are left out.
 func (ts *targetState) distBetween(hl *histLayout, first, last int) *dist {
 	d := &dist{
-		sum:   nonNeg(ts.val(last, hl.sum) - ts.val(first, hl.sum)),
-		count: nonNeg(ts.val(last, hl.count) - ts.val(first, hl.count)),
+		sum:   nonNeg(ts.val(last, hl.sum) - ts.startValue(first, hl.sum)),
+		count: nonNeg(ts.val(last, hl.count) - ts.startValue(first, hl.count)),
 	}
 	if math.IsNaN(d.sum) {
 		d.sum = 0
@@ -111,12 +127,12 @@ func (ts *targetState) distBetween(hl *histLayout, first, last int) *dist {
 		d.count = 0
 	}
 	for i, b := range hl.bounds {
-		a, z := ts.val(first, hl.buckets[i]), ts.val(last, hl.buckets[i])
-		if math.IsNaN(a) || math.IsNaN(z) {
+		z := ts.val(last, hl.buckets[i])
+		if math.IsNaN(z) {
 			continue
 		}
 		d.bounds = append(d.bounds, b)
-		d.counts = append(d.counts, nonNeg(z-a))
+		d.counts = append(d.counts, nonNeg(z-ts.startValue(first, hl.buckets[i])))
 	}
 	if n := len(d.bounds); n > 0 && !math.IsInf(d.bounds[n-1], 1) {
 		// No +Inf bucket: _count is the implicit +Inf.
@@ -145,7 +161,9 @@ func quantiles(d *dist, unit, src string) sources.Quantiles {
 		return q
 	}
 	q.Form = "histogram"
-	q.P50, q.P90, q.P99 = d.quantile(0.5), d.quantile(0.9), d.quantile(0.99)
+	q.P50, q.P50Beyond = d.quantileBeyond(0.5)
+	q.P90, q.P90Beyond = d.quantileBeyond(0.9)
+	q.P99, q.P99Beyond = d.quantileBeyond(0.99)
 	q.Buckets = make([]sources.Bucket, len(d.bounds))
 	for i, b := range d.bounds {
 		q.Buckets[i] = sources.Bucket{UpperBound: b, Count: d.counts[i]}
@@ -177,43 +195,12 @@ func (ts *targetState) hitTerms(from, to time.Time) (hit, total float64, source 
 		return cache, cache + comp, "realtime_tokens_total{prefill_cache} / {prefill_cache+prefill_compute}", true
 	}
 	if prompt, ok := inc(sources.SigPromptTokens); ok {
-		cached, ok := inc(sources.SigCachedTokens)
-		if !ok {
-			// cached_tokens_total appears only after the first hit: count
-			// from 0 when it appeared inside the window.
-			cached = ts.appearedIncrease(sources.SigCachedTokens, from, to)
-		}
+		// cached_tokens_total appears only after the first hit: absent = 0
+		// (counterDelta counts one created inside the window from 0).
+		cached, _ := inc(sources.SigCachedTokens)
 		return cached, prompt, "cached_tokens_total / prompt_tokens_total", true
 	}
 	return 0, 0, "", false
-}
-
-// appearedIncrease is the increase of a counter that is absent at the
-// start of (from, to] but present at its end: measured from its last value
-// before the window when it had one, else from 0 (cached_tokens_total is
-// only created at the first hit).
-func (ts *targetState) appearedIncrease(sig sources.Signal, from, to time.Time) float64 {
-	col, ok := ts.scalars[histID{sig, ""}]
-	if !ok {
-		return 0
-	}
-	first, last, ok := ts.bounds(from, to)
-	if !ok {
-		return 0
-	}
-	end := math.NaN()
-	for i := last; i >= first && math.IsNaN(end); i-- {
-		end = ts.val(i, col)
-	}
-	if math.IsNaN(end) {
-		return 0
-	}
-	for i := first - 1; i >= 0; i-- {
-		if v := ts.val(i, col); !math.IsNaN(v) {
-			return nonNeg(end - v)
-		}
-	}
-	return nonNeg(end)
 }
 
 func hitRatio(hit, total float64, unit, src string) sources.HitRatio {

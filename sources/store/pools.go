@@ -2,6 +2,7 @@ package store
 
 import (
 	"math"
+	"strings"
 
 	"github.com/pdtop/pdtop/sources"
 )
@@ -37,7 +38,7 @@ func poolMembers(workers []*targetState) (input, output, cadence, hit []*targetS
 
 // maxSignals are aggregated over a pool by max, not sum.
 var maxSignals = map[sources.Signal]bool{
-	sources.SigKVUsage: true, sources.SigPendingPrealloc: true, sources.SigCacheHitLastBatch: true,
+	sources.SigKVUsage: true, sources.SigKVResident: true, sources.SigPendingPrealloc: true, sources.SigCacheHitLastBatch: true,
 	sources.SigKVXferLatencyGauge: true, sources.SigKVXferSpeedGauge: true, sources.SigKVXferSizeGauge: true,
 	sources.SigEngineStartupTime: true,
 }
@@ -86,6 +87,7 @@ func (s *Store) pools(snap *sources.Snapshot, workers []*targetState) {
 			}
 			p.Readings[sig] = cur
 		}
+		p.Output = addOutput(p.Output, w.Output)
 		if w.Hit.Total > 0 || w.Hit.Source != "" {
 			h := hits[r]
 			h[0] += w.Hit.Hit
@@ -143,9 +145,9 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 		return r
 	}
 	f.InputRate = sum(in, sources.SigPromptTokens)
-	f.OutputRate = sum(out, sources.SigRealtimeDecode)
-	if !f.OutputRate.Present {
-		f.OutputRate = sum(out, sources.SigGenerationTokens)
+	f.OutputRate = sources.Reading{}
+	for _, p := range out {
+		f.OutputRate = addOutput(f.OutputRate, p.Output)
 	}
 	var hit, total float64
 	src := ""
@@ -159,25 +161,16 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 	if src != "" {
 		f.Hit = hitRatio(hit, total, "tokens", src)
 	}
-	var offered, all, rejected sources.Reading
-	for _, g := range snap.Gateways {
+	var offered sources.Reading
+	gws := make([]*sources.GatewayView, len(snap.Gateways))
+	for i := range snap.Gateways {
+		g := &snap.Gateways[i]
+		gws[i] = g
 		if r := g.Readings.Get(sources.SigGWOffered); r.Present {
 			offered.Present = true
 			offered.Value += r.Value
 			offered.Increase += r.Increase
 			offered.Source = r.Source
-		}
-		for class, r := range g.Responses {
-			if !r.Present {
-				continue
-			}
-			all.Present = true
-			all.Value += r.Value
-			all.Increase += r.Increase
-			if class == "429" || class == "408" || class == "5xx" {
-				rejected.Value += r.Value
-				rejected.Increase += r.Increase
-			}
 		}
 	}
 	if offered.Present {
@@ -185,8 +178,25 @@ func (s *Store) fleet(snap *sources.Snapshot) {
 	} else {
 		f.ReqRate = sum(out, sources.SigRequests)
 	}
-	if all.Present && all.Increase > 0 {
-		f.Rejected = sources.Reading{Present: true, Value: rejected.Increase / all.Increase,
-			Source: "gateway responses 429+408+5xx / all"}
+	f.Rejected = sources.RejectedShareOf(gws...)
+}
+
+// addOutput adds one worker's (or pool's) output tokens/s to a sum: rates
+// and increases of present readings add up; the source is kept, or both
+// named when they differ; a reading that exists without a rate yet keeps
+// its source.
+func addOutput(sum, r sources.Reading) sources.Reading {
+	switch {
+	case r.Source == "":
+	case sum.Source == "":
+		sum.Source = r.Source
+	case !strings.Contains(sum.Source, r.Source):
+		sum.Source += " + " + r.Source
 	}
+	if r.Present {
+		sum.Present = true
+		sum.Value += r.Value
+		sum.Increase += r.Increase
+	}
+	return sum
 }

@@ -24,8 +24,16 @@ func (d *dist) empty() bool { return d == nil || d.count <= 0 }
 // Non-monotonic buckets are clamped with a running max first. NaN when
 // there are no observations or no buckets.
 func (d *dist) quantile(q float64) float64 {
+	v, _ := d.quantileBeyond(q)
+	return v
+}
+
+// quantileBeyond is quantile, and whether the rank fell in the +Inf
+// bucket: the value is then only known to exceed the returned highest
+// finite bound.
+func (d *dist) quantileBeyond(q float64) (float64, bool) {
 	if d.empty() || len(d.bounds) == 0 {
-		return math.NaN()
+		return math.NaN(), false
 	}
 	n := len(d.bounds)
 	total := d.counts[n-1]
@@ -33,7 +41,7 @@ func (d *dist) quantile(q float64) float64 {
 		total = math.Max(total, d.count)
 	}
 	if total <= 0 {
-		return math.NaN()
+		return math.NaN(), false
 	}
 	rank := q * total
 	prevBound, prevCount, run := 0.0, 0.0, 0.0
@@ -42,17 +50,17 @@ func (d *dist) quantile(q float64) float64 {
 		run = c
 		if c >= rank && c > prevCount {
 			if math.IsInf(b, 1) {
-				return prevBound
+				return prevBound, i > 0
 			}
 			if i == 0 && b <= 0 {
-				return b
+				return b, false
 			}
-			return prevBound + (b-prevBound)*(rank-prevCount)/(c-prevCount)
+			return prevBound + (b-prevBound)*(rank-prevCount)/(c-prevCount), false
 		}
 		prevBound, prevCount = b, c
 	}
 	// Rank beyond the last finite bucket without a +Inf bucket.
-	return prevBound
+	return prevBound, true
 }
 
 // mean is Δsum/Δcount, NaN without observations.

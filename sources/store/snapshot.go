@@ -170,6 +170,10 @@ func (ts *targetState) workerView(status sources.TargetStatus, window time.Durat
 				P50: math.NaN(), P90: math.NaN(), P99: math.NaN(), Unit: g.Info().Unit, Source: r.Source}
 		}
 	}
+	if r, ok := kvResident(w.Readings); ok {
+		w.Readings[sources.SigKVResident] = r
+	}
+	w.Output = ts.outputReading(w.Readings)
 	if hit, total, src, ok := ts.hitTerms(from, to); ok {
 		w.Hit = hitRatio(hit, total, "tokens", src)
 	}
@@ -220,6 +224,7 @@ func (ts *targetState) gatewayView(status sources.TargetStatus, window time.Dura
 			}
 		}
 	}
+	fillClasses(g.Responses)
 	for k := range workers {
 		g.Workers = append(g.Workers, k)
 	}
@@ -281,3 +286,41 @@ func (ts *targetState) routerView(key, replica string, window time.Duration) (so
 	}
 	return rv, any
 }
+
+// fillClasses gives a replica that exposes its responses family a reading
+// for every status class: a class it never answered has no series yet
+// (labelled counters are created at their first increment), which is 0
+// answers, not "not exposed". The filled readings have a rate exactly
+// when the replica's other classes do.
+func fillClasses(rs map[string]sources.Reading) {
+	if len(rs) == 0 {
+		return
+	}
+	var fam sources.Reading
+	for _, r := range rs {
+		fam.Present = fam.Present || r.Present
+		if fam.Source == "" {
+			fam.Source = r.Source
+		}
+	}
+	for _, k := range sources.StatusClasses {
+		if _, ok := rs[k]; !ok {
+			rs[k] = sources.Reading{Present: fam.Present, Source: fam.Source}
+		}
+	}
+}
+
+// kvResident derives sources.SigKVResident from the worker's latest KV
+// token gauges: (used + evictable) ÷ capacity, capped at 1.
+func kvResident(rs sources.Readings) (sources.Reading, bool) {
+	used, ev, capy := rs[sources.SigKVUsedTokens], rs[sources.SigKVEvictableTokens], rs[sources.SigKVCapacity]
+	if !used.Present || !ev.Present || !capy.Present || !(capy.Value > 0) {
+		return sources.Reading{}, false
+	}
+	v := math.Min(1, math.Max(0, (used.Value+ev.Value)/capy.Value))
+	return sources.Reading{Present: true, Value: v, Source: KVResidentSource}, true
+}
+
+// KVResidentSource is SigKVResident's Source: the formula over the three
+// readings it is derived from (each with its own raw metric).
+const KVResidentSource = "(KV used + KV evictable) ÷ KV capacity"

@@ -73,10 +73,13 @@ func (o Options) coarseCap() int {
 
 // Store is the fleet's history. It is safe for concurrent use.
 type Store struct {
-	mu        sync.Mutex
-	opts      Options
-	targets   map[string]*targetState
-	events    []sources.Event
+	mu      sync.Mutex
+	opts    Options
+	targets map[string]*targetState
+	events  []sources.Event
+	// started is the time of the first SetTargets: joins within
+	// sources.InitialDiscovery of it are the initial discovery.
+	started   time.Time
 	discovery []sources.DiscoveryStatus
 }
 
@@ -99,12 +102,18 @@ func (s *Store) Options() Options { return s.opts }
 
 // SetTargets replaces the target list. New targets start Pending; targets
 // no longer listed are dropped with a "left" event, new ones after the
-// first call get a "joined" event. Role and name updates of known targets
-// are applied in place, keeping their history.
+// first call get a "joined" event (marked Initial within
+// sources.InitialDiscovery of the first call: discovery finding the
+// workers that were already there). Role and name updates of known
+// targets are applied in place, keeping their history.
 func (s *Store) SetTargets(now time.Time, ts []sources.Target) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	first := len(s.targets) == 0
+	if s.started.IsZero() {
+		s.started = now
+	}
+	initial := now.Sub(s.started) < sources.InitialDiscovery
 	keep := map[string]bool{}
 	for _, t := range ts {
 		keep[t.ID] = true
@@ -114,8 +123,11 @@ func (s *Store) SetTargets(now time.Time, ts []sources.Target) {
 		}
 		s.targets[t.ID] = newTargetState(t, s.opts)
 		if !first {
-			s.event(sources.Event{Time: now, TargetID: t.ID, Name: t.Name, Kind: "joined",
-				Detail: t.Role.String() + " from " + string(t.Origin)})
+			d := t.Role.String() + " from " + string(t.Origin)
+			if initial {
+				d += " (initial discovery)"
+			}
+			s.event(sources.Event{Time: now, TargetID: t.ID, Name: t.Name, Kind: "joined", Detail: d, Initial: initial})
 		}
 	}
 	for id, st := range s.targets {
