@@ -25,6 +25,10 @@ func drawCache(c *drawCtx) []string {
 	causes := wrapLines(cacheCauses(s, ws, m), c.w)
 	wt := workerHitTable(s, c.keep(ws), pool, m)
 	wt.empty = c.noMatch("prefill worker")
+	wt.foot[0][0] = c.poolCell("pool")
+	if wt.fitTo(c.w).shows("last") {
+		m.note("last batch = engine gauge")
+	}
 	for i, l := range causes {
 		causes[i] = paint(c.st, toneWarn, fit(l, c.w))
 	}
@@ -43,7 +47,7 @@ func drawCache(c *drawCtx) []string {
 			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
 			window: chartSpan(s), slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")), marks: restartMarks(s),
 			lines: []chartLine{
-				{label: "predicted", points: seriesPoints(s, "hit_predicted"), tone: series(2), dashed: true},
+				{label: "predicted", short: "pred", points: seriesPoints(s, "hit_predicted"), tone: series(2), dashed: true},
 				{label: "actual", points: act, tone: series(3)},
 			},
 		}
@@ -153,7 +157,6 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		m.reading(pool.Readings.Get(sources.SigWaiting), count)}
 	t.foot = [][]cell{foot}
 	m.note("hit = cached÷prompt tokens over the window")
-	m.note("last batch = engine gauge")
 	return t
 }
 

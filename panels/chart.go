@@ -28,6 +28,7 @@ const chartClamp = 1e12
 // chartLine is one series on a chart.
 type chartLine struct {
 	label  string    // legend name, e.g. "p99"
+	short  string    // shorter legend name for narrow charts ("" = label)
 	points []float64 // oldest first, one per step, NaN = gap
 	tone   tone      // a series tone: series(i)
 	dashed bool      // drawn with gaps every third cell (predictions)
@@ -44,6 +45,7 @@ type chart struct {
 	window time.Duration // time a full window of slots spans ("−5m")
 	slots  int           // points in a full window (0 = longest series)
 	marks  []chartMark   // restarts: a ┊ through the plot and ↻ on the time axis
+	tier   int           // the longest legend form to try (see legendTiers)
 }
 
 // minChartH and minChartW are the smallest sizes that draw a plot.
@@ -108,14 +110,29 @@ func (c *chart) render(st *themes.Styles, w, h int) (out []string) {
 	return block(out, w, h)
 }
 
-// legend is "ITL (s)  ─ p50 32ms  ─ p99 80ms": each series' glyph, name and
-// latest value, fitted to w.
+// legend is "ITL (s)  ── p99 now 80ms  ── p50 now 32ms": each series'
+// glyph, name and value at the right edge of the plot ("now": the latest
+// chart step, not the window figure the tables show), fitted to w. When
+// it does not fit it sheds, in turn, the unit, the long series names (for
+// their short ones) and the per-series "now" (one "now:" after the title),
+// then the title; it never drops a series silently — the last resort ends
+// in "…".
 func (c *chart) legend(st *themes.Styles, w int) string {
-	parts := []string{paint(st, toneHeader, c.title)}
-	if c.unit != "" {
-		parts[0] += paint(st, toneMuted, " ("+c.unit+")")
+	var s string
+	for i := c.tier; i < len(legendTiers); i++ {
+		if s = c.legendForm(st, legendTiers[i]); width(s) <= w {
+			return s
+		}
 	}
-	for _, l := range c.lines {
+	return fit(s, w) // ends in "…"
+}
+
+// legendForm is the legend in one of its forms: {title, unit, short
+// names, "now" per series}.
+func (c *chart) legendForm(st *themes.Styles, form [4]bool) string {
+	type entry struct{ glyph, label, short, value string }
+	entries := make([]entry, len(c.lines))
+	for i, l := range c.lines {
 		glyph := "──"
 		if l.dashed {
 			glyph = "╌╌"
@@ -124,15 +141,75 @@ func (c *chart) legend(st *themes.Styles, w int) string {
 		if x, ok := lastFinite(l.points); ok {
 			v = c.format(x)
 		}
-		parts = append(parts, paint(st, l.tone, glyph)+" "+l.label+" "+v)
+		short := l.short
+		if short == "" {
+			short = l.label
+		}
+		entries[i] = entry{paint(st, l.tone, glyph), l.label, short, v}
 	}
-	s, _ := joinLine(parts, "  ", w)
-	return s
+	build := func(title, unit bool, short, each bool) string {
+		var parts []string
+		head := ""
+		if title {
+			head = paint(st, toneHeader, c.title)
+			if unit && c.unit != "" {
+				head += paint(st, toneMuted, " ("+c.unit+")")
+			}
+		}
+		if !each && len(entries) > 0 {
+			if head != "" {
+				head += " "
+			}
+			head += paint(st, toneMuted, "now:")
+		}
+		if head != "" {
+			parts = append(parts, head)
+		}
+		for _, e := range entries {
+			name := e.label
+			if short {
+				name = e.short
+			}
+			if name != "" {
+				name += " "
+			}
+			now := ""
+			if each {
+				now = paint(st, toneMuted, "now") + " "
+			}
+			parts = append(parts, e.glyph+" "+name+now+e.value)
+		}
+		return strings.Join(parts, "  ")
+	}
+	return build(form[0], form[1], form[2], form[3])
 }
 
-// timeAxis is "−5m … now" across the plot width.
+// legendTiers are the legend's forms, longest first: title, unit, short
+// names, "now" per series.
+var legendTiers = [][4]bool{
+	{true, true, false, true}, {true, false, false, true}, {true, false, true, true},
+	{true, false, true, false}, {false, false, true, false},
+}
+
+// legendTier is the first legend form that fits w cells (charts drawn
+// side by side use the larger of theirs, so they read alike).
+func (c *chart) legendTier(st *themes.Styles, w int) int {
+	for i, f := range legendTiers {
+		if width(c.legendForm(st, f)) <= w {
+			return i
+		}
+	}
+	return len(legendTiers) - 1
+}
+
+// timeAxis is "last 5m … now" across the plot width ("−5m" when narrow).
+// Charts span at least five minutes whatever the window (a 1m window
+// still charts 5m), so the left label says how long the chart covers.
 func (c *chart) timeAxis(st *themes.Styles, w int) string {
-	left := "−" + span(c.window)
+	left := "last " + span(c.window)
+	if w < 30 {
+		left = "−" + span(c.window)
+	}
 	if c.window <= 0 {
 		left = ""
 	}

@@ -329,6 +329,11 @@ type Snapshot struct {
 	// ChartSpan is the time the chart series and worker histories cover
 	// (at least Window; the store's minimum chart span otherwise).
 	ChartSpan time.Duration
+	// DataSince is the time of the oldest sample any target's history
+	// holds (zero when none): a window reaching further back than this is
+	// partly empty — pdtop, or the recording, started less than a window
+	// ago.
+	DataSince time.Time
 
 	Targets  []TargetStatus
 	Workers  []WorkerView

@@ -37,6 +37,12 @@ type Config struct {
 	// Mouse says the program receives mouse events (--mouse): click
 	// focuses a panel or tab, the wheel scrolls.
 	Mouse bool
+	// Recording, when set, is the file every scrape is being recorded to
+	// (--record): the summary line starts with "● REC file".
+	Recording string
+	// Help is extra text for the help overlay, under its own heading
+	// (the demo's scenario: what it should show).
+	Help func() (heading, text string)
 }
 
 // tickMsg starts a scrape round; gen drops ticks of an older schedule.

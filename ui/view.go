@@ -113,6 +113,7 @@ func (m *Model) View() string {
 	b.WriteString(panels.Summary(m.shown, st, m.width, panels.SummaryState{
 		Paused: m.paused, Interval: m.cfg.Interval, Window: win, NextWindow: m.cfg.Window,
 		Now: m.now(), LastTick: m.lastTick, Label: m.replayMode(),
+		More: "(c)", Recording: m.cfg.Recording,
 	}))
 	b.WriteByte('\n')
 	if m.filterShown() {

@@ -218,6 +218,12 @@ func snapshotText(s *sources.Snapshot, w int) string {
 			b.WriteString("  ! " + panels.CrossingText(c) + "\n")
 		}
 	}
+	if fs := panels.FindingLines(s); len(fs) > 0 {
+		b.WriteString("\nFindings:\n")
+		for _, f := range fs {
+			b.WriteString("  " + f + "\n")
+		}
+	}
 	for id := panels.ID(0); id < panels.NumPanels; id++ {
 		b.WriteString("\n")
 		for _, l := range strings.Split(panels.Print(id, s, st, w), "\n") {
