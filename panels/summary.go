@@ -58,6 +58,7 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 	type field struct {
 		text string
 		prio int
+		full string // longer text, shown when there is room once every field is placed
 		alt  string // shorter text, when text does not fit
 	}
 	var fields []field
@@ -77,40 +78,40 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 			}
 		}
 		fields = append(fields,
-			field{paint(st, ut, up), 0, ""},
-			field{paint(st, toneText, readingText(f.ReqRate, rate)) + label(" req/s", "", toneText), 1, ""},
+			field{paint(st, ut, up), 0, "", ""},
+			field{paint(st, toneText, readingText(f.ReqRate, rate)) + label(" req/s", "", toneText), 1, "", ""},
 			field{label("in ", readingText(f.InputRate, rate), toneText) +
-				label(" out ", readingText(f.OutputRate, rate), toneText) + paint(st, toneSummaryLabel, " tok/s"), 4, ""},
-			field{label("hit ", hitSummary(f.Hit), toneText), 2, ""},
-			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected, s.Thresholds)), 3, ""},
+				label(" out ", readingText(f.OutputRate, rate), toneText) + paint(st, toneSummaryLabel, " tok/s"), 4, "", ""},
+			field{label("hit ", hitSummary(f.Hit), toneText), 2, "", ""},
+			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected, s.Thresholds)), 3, "", ""},
 		)
 		if over := crossingsField(st, s.Crossings(), w/2); over != "" {
-			fields = append(fields[:1], append([]field{{over, 1, ""}}, fields[1:]...)...)
+			fields = append(fields[:1], append([]field{{over, 1, "", ""}}, fields[1:]...)...)
 		}
 		if txt, t := findingSummary(s, state.More); txt != "" {
-			fields = append(fields, field{paint(st, t, txt), 1, ""})
+			fields = append(fields, field{paint(st, t, txt), 1, "", ""})
 		}
 		if win <= 0 {
 			win = s.Window
 		}
 	}
-	fields = append(fields, field{paint(st, rt, refresh), 0, ""})
+	fields = append(fields, field{paint(st, rt, refresh), 0, "", ""})
 	if win > 0 {
 		wt := span(win)
 		if state.NextWindow > 0 && state.NextWindow != win {
 			wt += "→" + span(state.NextWindow) + " on resume"
 		}
 		short := label("window ", wt, toneText)
-		full := short
+		full := ""
 		if note := windowNote(s, win); note != "" {
-			full += paint(st, toneMuted, " ("+note+")")
+			full = short + paint(st, toneMuted, " ("+note+")")
 		}
-		fields = append(fields, field{full, 2, short})
+		fields = append(fields, field{short, 2, full, ""})
 	}
 	if state.Recording != "" {
 		// Not by colour alone: the dot and the word.
 		rec := paint(st, toneCrit, "● REC "+clean(state.Recording, 40))
-		fields = append([]field{{rec, 0, paint(st, toneCrit, "● REC")}}, fields...)
+		fields = append([]field{{rec, 0, "", paint(st, toneCrit, "● REC")}}, fields...)
 	}
 	// Keep fields by importance while they fit, shown in their order.
 	sep := paint(st, toneSummaryLabel, " │ ")
@@ -133,6 +134,18 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 				keep[i] = true
 				used += add
 				n++
+			}
+		}
+	}
+	// Then the longer forms, by importance, while they fit.
+	for prio := 0; prio <= 6; prio++ {
+		for i, f := range fields {
+			if f.prio != prio || !keep[i] || f.full == "" {
+				continue
+			}
+			if extra := width(f.full) - width(f.text); used+extra <= w {
+				fields[i].text = f.full
+				used += extra
 			}
 		}
 	}

@@ -363,6 +363,12 @@ type Snapshot struct {
 	// name; empty when discovery is off.
 	Discovery []DiscoveryStatus
 
+	// Since says when the history behind the snapshot began, to end
+	// "no restarts seen since …": "" means pdtop started (live); a replay
+	// says "the recording started" (or where its history was rebuilt
+	// from after a seek).
+	Since string
+
 	// Notice is one line from the data source for the footer: the demo
 	// scenario playing, a replay's position. Empty when there is none.
 	Notice string

@@ -67,6 +67,9 @@ type Model struct {
 	focus         int
 	zoom          bool
 	showHelp      bool
+	helpOff       int // help overlay scroll offset (lines)
+	helpMax       int // largest useful offset, from the last draw
+	helpScroll    panels.KeyMap
 	showCapacity  bool
 	paused        bool
 
@@ -119,6 +122,7 @@ func New(cfg Config) *Model {
 		cfg:        cfg,
 		keys:       DefaultKeyMap(),
 		replayKeys: DefaultReplayKeyMap(),
+		helpScroll: panels.DefaultKeyMap(),
 		help:       h,
 		panels:     panels.All(cfg.Styles),
 		inflight:   map[string]bool{},
@@ -283,4 +287,9 @@ func (m *Model) applyFocus() {
 	for i, p := range m.panels {
 		p.SetFocused(i == m.focus)
 	}
+}
+
+// clamp bounds v to [lo, hi] (lo wins when hi < lo).
+func clamp(v, lo, hi int) int {
+	return max(lo, min(v, hi))
 }
