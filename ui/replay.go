@@ -144,8 +144,8 @@ func (m *Model) replayMode() string {
 
 // progressLine is "▶ demo.pdrec  01:23 / 05:00 ━━━━╸───── 10x  03:01:23
 // UTC" with the damage, if any, where the file stops. When it is wider
-// than the screen it sheds the bar, the date, the damage's reason and the
-// file name, in that order, so what is left is whole.
+// than the screen it sheds the bar, the date, the file name and the
+// damage's reason, in that order, so what is left is whole.
 func (m *Model) progressLine() string {
 	p, ok := m.player()
 	if !ok {
@@ -165,7 +165,7 @@ func (m *Model) progressLine() string {
 		state = "…"
 	}
 	// Forms, longest first: {file, date, full damage reason}.
-	for _, f := range [][3]bool{{true, true, true}, {true, false, true}, {true, false, false}, {false, false, false}} {
+	for _, f := range [][3]bool{{true, true, true}, {true, false, true}, {false, false, true}, {false, false, false}} {
 		left := fmt.Sprintf("%s %s  %s / %s", state, pr.File, clock(at), clock(total))
 		if !f[0] {
 			left = fmt.Sprintf("%s %s / %s", state, clock(at), clock(total))
