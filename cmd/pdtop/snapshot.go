@@ -69,10 +69,13 @@ and exits. Exits 1 with the reasons when no target answered.
 `
 
 func runSnapshot(args []string, stdout, stderr io.Writer) error {
-	demo := len(args) > 0 && args[0] == "demo"
-	if demo {
-		args = args[1:]
-	}
+	// "demo" may come first or after flags ("pdtop snapshot --window 5s demo").
+	args, demo := demoArg(args, func(fs *flag.FlagSet) {
+		var snf snapFlags
+		var tf targetFlags
+		snf.register(fs)
+		tf.register(fs) // the demo's flags all take a value
+	})
 	fs := flag.NewFlagSet("pdtop snapshot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var snf snapFlags
@@ -116,6 +119,16 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		if fl, err = liveFleet(fs, &vf, &tf, false); err != nil {
 			return err
 		}
+	}
+	if isTerminal(stderr) {
+		// Nothing else is printed for --window: say what is going on.
+		what := fmt.Sprintf("%d targets", len(fl.targets))
+		if fl.demo {
+			what = "the demo fleet"
+		} else if len(fl.gateways) > 0 {
+			what += " and the workers their gateways list"
+		}
+		fmt.Fprintf(stderr, "pdtop: collecting %s from %s (every %s)…\n", span(snf.window), what, snf.interval)
 	}
 	snap, err := collectSnapshot(ctx, fl, snf)
 	if err != nil {
@@ -231,4 +244,20 @@ func snapshotText(s *sources.Snapshot, w int) string {
 		}
 	}
 	return b.String()
+}
+
+// isTerminal reports whether w is a terminal (progress messages go to
+// stderr only then, so scripts' logs stay clean).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// span formats a duration briefly: "10s", "1m30s", "2m".
+func span(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	return s
 }
