@@ -182,9 +182,9 @@ type fakePlayer struct {
 }
 
 func (p *fakePlayer) Progress() sources.PlayProgress { return p.pr }
-func (p *fakePlayer) SetPaused(b bool)                { p.pr.Paused = b }
-func (p *fakePlayer) Seek(time.Duration)              {}
-func (p *fakePlayer) SetSpeed(s float64)              { p.pr.Speed = s }
+func (p *fakePlayer) SetPaused(b bool)               { p.pr.Paused = b }
+func (p *fakePlayer) Seek(time.Duration)             {}
+func (p *fakePlayer) SetSpeed(s float64)             { p.pr.Speed = s }
 
 // TestProgressLineFits: a damaged recording's progress line is whole at
 // 120 columns (it was cut mid-parenthesis) and sheds parts, not
