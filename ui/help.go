@@ -116,10 +116,24 @@ func (m *Model) footer() string {
 	if m.note != "" {
 		lead += st.Accent.Render(m.note) + "  "
 	}
-	if m.shown != nil && m.shown.Notice != "" {
-		lead += st.Accent.Render(m.shown.Notice) + "  "
-	}
 	_, _, _, short := m.viewKeys()
+	if m.shown != nil && m.shown.Notice != "" {
+		// The notice gives way to "? help": first its description (after
+		// " — "), then its end, marked "…".
+		hm := m.help
+		hm.Width = 0
+		room := m.width - ansi.StringWidth(lead) - 2 - ansi.StringWidth(hm.ShortHelpView(short[:1]))
+		n := m.shown.Notice
+		if ansi.StringWidth(n) > room {
+			n, _, _ = strings.Cut(n, " — ")
+		}
+		if ansi.StringWidth(n) > room {
+			n = ansi.Truncate(n, max(0, room-1), "") + "…"
+		}
+		if room > 1 {
+			lead += st.Accent.Render(n) + "  "
+		}
+	}
 	m.help.Width = max(0, m.width-ansi.StringWidth(lead))
 	return lead + m.help.ShortHelpView(short)
 }
@@ -131,6 +145,12 @@ func (m *Model) footer() string {
 func (m *Model) helpView(h int) string {
 	st := m.cfg.Styles
 	lines := m.helpLines(max(10, m.width-4))
+	// Every line as wide as the widest of the whole help, so the box
+	// keeps its size while it scrolls.
+	lw := 0
+	for _, l := range lines {
+		lw = max(lw, ansi.StringWidth(l))
+	}
 	inner := max(1, h-2) // the box's border
 	m.helpMax = max(0, len(lines)-inner)
 	if m.helpMax > 0 {
@@ -151,7 +171,7 @@ func (m *Model) helpView(h int) string {
 		lines = append(shown, st.HelpSep.Render(strings.Join(more, " · ")+" · ↑/↓ scroll"))
 	}
 	box := lipgloss.NewStyle().Border(st.FrameBorder).BorderForeground(st.Theme.Border).Padding(0, 1).
-		MaxWidth(m.width).Render(strings.Join(lines, "\n"))
+		Width(lw + 2).MaxWidth(m.width).Render(strings.Join(lines, "\n"))
 	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
 }
 
@@ -181,7 +201,8 @@ func (m *Model) helpLines(w int) []string {
 	}
 	if m.cfg.Help != nil {
 		if heading, text := m.cfg.Help(); text != "" {
-			lines = append(lines, "", st.Header.Render(heading))
+			lines = append(lines, "")
+			add(st.Header.Render(wrap(heading, w)))
 			add(wrap(text, w))
 		}
 	}

@@ -212,3 +212,35 @@ func TestProgressLineFits(t *testing.T) {
 		}
 	}
 }
+
+// TestFooterNoticeGivesWay: the demo's notice (scenario, clock and what
+// happens) is shortened before "? help" is pushed off a narrow footer,
+// and never cut silently.
+func TestFooterNoticeGivesWay(t *testing.T) {
+	m := flowModel(t, Config{}, 120, 40)
+	s := flowBackend(t).Snapshot(time.Minute)
+	s.Notice = "demo: announcement 0:03 — a company-wide email links 100 new documents (1:00)"
+	m.Update(snapMsg{snap: s})
+	footer := func() string {
+		l := strings.Split(m.View(), "\n")
+		return l[len(l)-1]
+	}
+	if f := footer(); !strings.Contains(f, s.Notice) || !strings.Contains(f, "? help") {
+		t.Errorf("120: %q", f)
+	}
+	for _, w := range []int{80, 60, 40} {
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 24})
+		f := footer()
+		if !strings.Contains(f, "? help") || !strings.Contains(f, "demo: announcement") {
+			t.Errorf("%d: %q", w, f)
+		}
+		if strings.Contains(f, "a company") && !strings.Contains(f, s.Notice) {
+			t.Errorf("%d: description cut mid-way: %q", w, f)
+		}
+		m.Update(keyMsg("?"))
+		if f := footer(); !strings.Contains(f, "esc/? close help") {
+			t.Errorf("%d, help open: %q", w, f)
+		}
+		m.Update(keyMsg("esc"))
+	}
+}
