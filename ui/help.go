@@ -123,6 +123,9 @@ func (m *Model) footer() string {
 		hm := m.help
 		hm.Width = 0
 		room := m.width - ansi.StringWidth(lead) - 2 - ansi.StringWidth(hm.ShortHelpView(short[:1]))
+		if len(short) > 1 {
+			room -= 2 // " …" for the keys left out
+		}
 		n := m.shown.Notice
 		if ansi.StringWidth(n) > room {
 			n, _, _ = strings.Cut(n, " — ")
@@ -134,8 +137,31 @@ func (m *Model) footer() string {
 			lead += st.Accent.Render(n) + "  "
 		}
 	}
-	m.help.Width = max(0, m.width-ansi.StringWidth(lead))
-	return lead + m.help.ShortHelpView(short)
+	return lead + m.shortHelp(short, max(0, m.width-ansi.StringWidth(lead)))
+}
+
+// shortHelp is the footer's keys in at most w cells: as many as fit whole,
+// then "…" when some are left out. (bubbles' help overflows its width
+// when its own ellipsis does not fit.)
+func (m *Model) shortHelp(keys []key.Binding, w int) string {
+	hm := m.help
+	hm.Width = 0
+	var enabled []key.Binding
+	for _, k := range keys {
+		if k.Enabled() {
+			enabled = append(enabled, k)
+		}
+	}
+	for n := len(enabled); n > 0; n-- {
+		s := hm.ShortHelpView(enabled[:n])
+		if n < len(enabled) {
+			s += " " + hm.Styles.Ellipsis.Render(hm.Ellipsis)
+		}
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return ""
 }
 
 // helpView lists the keys that work in the view under the overlay, from

@@ -163,7 +163,7 @@ func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) er
 		Window:    vf.window,
 		Styles:    themes.NewStyles(theme),
 		Mouse:     vf.mouse,
-		Recording: vf.record,
+		Recording: recordingName(vf.record),
 		Help:      f.help,
 	})
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20)}
@@ -305,4 +305,13 @@ func (b noticeBackend) Detail(targetID string, at time.Time, window time.Duratio
 		return d.Detail(targetID, at, window)
 	}
 	return nil
+}
+
+// recordingName is the file --record writes, as the summary line shows it
+// ("● REC demo.pdrec"): its base name; "" when not recording.
+func recordingName(path string) string {
+	if path == "" {
+		return ""
+	}
+	return filepath.Base(path)
 }
