@@ -29,6 +29,9 @@ type SummaryState struct {
 	// More says where the whole list of findings is, after "+N more"
 	// (the dashboard's "(c)": the capacity view lists them).
 	More string
+	// NoCharts says the output has no charts (pdtop snapshot's text), so
+	// the window needs no "charts 5m" note.
+	NoCharts bool
 	// Recording, when set, is the file being recorded to: the line starts
 	// with "● REC file".
 	Recording string
@@ -103,7 +106,7 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 		}
 		short := label("window ", wt, toneText)
 		full := ""
-		if note := windowNote(s, win); note != "" {
+		if note := windowNote(s, win, !state.NoCharts); note != "" {
 			full = short + paint(st, toneMuted, " ("+note+")")
 		}
 		fields = append(fields, field{short, 2, full, ""})
@@ -172,7 +175,7 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 // data it really holds when pdtop (or the recording) started less than a
 // window ago — "1m30s of data" — and how long the charts span when that is
 // longer than the window ("charts 5m"). "" when neither applies.
-func windowNote(s *sources.Snapshot, win time.Duration) string {
+func windowNote(s *sources.Snapshot, win time.Duration, charts bool) string {
 	if s == nil {
 		return ""
 	}
@@ -182,7 +185,7 @@ func windowNote(s *sources.Snapshot, win time.Duration) string {
 			notes = append(notes, age(have.Truncate(time.Second))+" of data")
 		}
 	}
-	if s.ChartSpan > win {
+	if charts && s.ChartSpan > win {
 		notes = append(notes, "charts "+span(s.ChartSpan))
 	}
 	return strings.Join(notes, ", ")

@@ -223,7 +223,7 @@ func snapshotText(s *sources.Snapshot, w int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pdtop snapshot · %s · window %s · %d/%d targets up\n",
 		s.Time.UTC().Format("2006-01-02 15:04:05 MST"), s.Window, s.Fleet.TargetsUp, s.Fleet.Targets)
-	b.WriteString(strings.TrimRight(panels.Summary(s, st, w, panels.SummaryState{Window: s.Window, Label: "snapshot"}), " "))
+	b.WriteString(strings.TrimRight(panels.Summary(s, st, w, panels.SummaryState{Window: s.Window, Label: "snapshot", NoCharts: true}), " "))
 	b.WriteString("\n")
 	if cs := s.Crossings(); len(cs) > 0 {
 		b.WriteString("\nOver threshold:\n")
