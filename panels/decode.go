@@ -213,8 +213,7 @@ func admissionLine(c *drawCtx) string {
 			parts = append(parts, k+" "+rate(sum[k]))
 		}
 	}
-	l, _ := joinLine(parts, " · ", c.w)
-	return l
+	return joinSome(parts, " · ", c.w)
 }
 
 // readingText is a reading's value or "—".

@@ -194,3 +194,16 @@ func TestChartsSayTheirSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinSomeSaysWhatItLeftOut(t *testing.T) {
+	parts := []string{"alpha", "beta", "gamma"}
+	if got := joinSome(parts, " · ", 40); got != "alpha · beta · gamma" {
+		t.Errorf("all fit: %q", got)
+	}
+	if got := joinSome(parts, " · ", 16); got != "alpha · beta …" {
+		t.Errorf("cut: %q", got)
+	}
+	if got := joinSome(parts, " · ", 3); width(got) > 3 || !strings.Contains(got, "…") {
+		t.Errorf("tiny: %q", got)
+	}
+}

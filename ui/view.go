@@ -249,7 +249,7 @@ var helpLegend = []string{
 	"▸   the selected worker (enter opens its details)",
 }
 
-// fit forces s to exactly w×h cells: lines are truncated or padded, extra
+// fit forces s to exactly w×h cells: lines are truncated (ending in …) or padded, extra
 // lines dropped, missing ones added.
 func fit(s string, w, h int) string {
 	lines := strings.Split(s, "\n")
@@ -261,7 +261,7 @@ func fit(s string, w, h int) string {
 	}
 	for i, l := range lines {
 		if lw := ansi.StringWidth(l); lw > w {
-			l = ansi.Truncate(l, w, "")
+			l = ansi.Truncate(l, w, "…")
 		}
 		if pad := w - ansi.StringWidth(l); pad > 0 {
 			l += strings.Repeat(" ", pad)
