@@ -260,12 +260,33 @@ func (m *Model) helpColumns(groups [][]key.Binding, w int) string {
 }
 
 // wrap breaks s at spaces into lines of at most w cells (hard-breaking a
-// word longer than that).
+// word longer than that; a hyphen is not a break: "--scenario" stays
+// whole).
 func wrap(s string, w int) string {
 	if w <= 0 {
 		return s
 	}
-	return ansi.Wrap(s, w, "")
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Split(para, " ") {
+			switch {
+			case line == "":
+				line = word
+			case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+				line += " " + word
+			default:
+				out = append(out, line)
+				line = word
+			}
+			for ansi.StringWidth(line) > w {
+				out = append(out, ansi.Truncate(line, w, ""))
+				line = ansi.TruncateLeft(line, w, "")
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // anyEnabled reports whether a key map has a key that works now.

@@ -244,3 +244,18 @@ func TestFooterNoticeGivesWay(t *testing.T) {
 		m.Update(keyMsg("esc"))
 	}
 }
+
+func TestWrapKeepsFlagsWhole(t *testing.T) {
+	got := wrap("the demo cycles ('pdtop demo -h' lists them; --scenario NAME plays one)", 20)
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > 20 {
+			t.Errorf("line %q wider than 20", l)
+		}
+	}
+	if !strings.Contains(got, "--scenario") {
+		t.Errorf("flag broken at its hyphen:\n%s", got)
+	}
+	if got := wrap(strings.Repeat("x", 25), 10); got != "xxxxxxxxxx\nxxxxxxxxxx\nxxxxx" {
+		t.Errorf("long word: %q", got)
+	}
+}
