@@ -25,6 +25,10 @@ func drawCache(c *drawCtx) []string {
 	causes := cacheCauses(s, ws, m)
 	wt := workerHitTable(s, c.keep(ws), pool, m)
 	wt.empty = c.noMatch("prefill worker")
+	wt.foot[0][0] = c.poolCell("pool")
+	if wt.fitTo(c.w).shows("last") {
+		m.note("last batch = engine gauge")
+	}
 	parts := []part{fixedTablePart(c, gt, 0)}
 	if len(s.Gateways) == 0 {
 		parts[0] = linesPart([]string{paint(c.st, toneMuted, "no gateway replica scraped: no prediction to compare")}, 1, 0, false)
@@ -40,7 +44,7 @@ func drawCache(c *drawCtx) []string {
 			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
 			window: chartSpan(s), slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")), marks: restartMarks(s),
 			lines: []chartLine{
-				{label: "predicted", points: seriesPoints(s, "hit_predicted"), tone: series(2), dashed: true},
+				{label: "predicted", short: "pred", points: seriesPoints(s, "hit_predicted"), tone: series(2), dashed: true},
 				{label: "actual", points: act, tone: series(3)},
 			},
 		}
@@ -195,7 +199,6 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		m.reading(pool.Readings.Get(sources.SigWaiting), count)}
 	t.foot = [][]cell{foot}
 	m.note("hit = cached÷prompt tokens over the window")
-	m.note("last batch = engine gauge")
 	return t
 }
 

@@ -13,8 +13,9 @@ func drawCadence(c *drawCtx) []string {
 	s, m := c.s, &c.m
 	itl, ttft := poolDist(s, sources.SigITL), poolDist(s, sources.SigTTFT)
 	th := s.Thresholds.WithDefaults()
+	// Window figures (the charts' legends are their latest step, "now").
 	now := []string{
-		"ITL p50 " + distText(itl, p50) + " p99 " + m.p99Cell(itl, th.ITLP99, "ITL p99").text,
+		"last " + span(s.Window) + ": ITL p50 " + distText(itl, p50) + " p99 " + m.p99Cell(itl, th.ITLP99, "ITL p99").text,
 		"TTFT p50 " + distText(ttft, p50) + " p99 " + m.p99Cell(ttft, th.TTFTP99, "TTFT p99").text,
 		"output " + readingText(s.Fleet.OutputRate, rate) + " tok/s",
 		rejectedText(s),
@@ -51,6 +52,8 @@ func drawCadence(c *drawCtx) []string {
 	if c.w >= 70 {
 		parts = append(parts, part{min: 6, want: 14, prio: 1, gap: true, draw: func(h int) []string {
 			lw := (c.w - 2) / 2
+			tier := max(itlChart.legendTier(c.st, lw), ttftChart.legendTier(c.st, c.w-2-lw))
+			itlChart.tier, ttftChart.tier = tier, tier
 			a, b := itlChart.render(c.st, lw, h), ttftChart.render(c.st, c.w-2-lw, h)
 			rows := make([]string, h)
 			for i := range rows {
@@ -91,7 +94,7 @@ func cadenceTable(c *drawCtx, parts []part, th sources.Thresholds) []string {
 				}, m)...))
 		}
 		i, f := pool.Dists[sources.SigITL], pool.Dists[sources.SigTTFT]
-		t.foot = [][]cell{{toned("pool", toneAccent), poolState(pool),
+		t.foot = [][]cell{{c.poolCell("pool"), poolState(pool),
 			m.dist(i, p50, latency), m.p99Cell(i, th.ITLP99, "ITL p99"),
 			m.dist(f, p50, latency), m.p99Cell(f, th.TTFTP99, "TTFT p99"),
 			m.reading(pool.Output, rate)}}

@@ -19,7 +19,8 @@ const CapacityTitle = "Capacity in units of work"
 // cannot hide a decode or network bottleneck — with utilisation,
 // headroom and the workers needed at the target utilisation; then how
 // each rate was measured, offered → admitted → completed → goodput,
-// cold starts against the steady state, and stalls. A panic while
+// cold starts against the steady state, stalls, and every finding at
+// warning level or above (the summary line names only the first). A panic while
 // drawing is shown in the frame.
 func CapacityView(s *sources.Snapshot, st *themes.Styles, w, h int) (out string) {
 	if st == nil {
@@ -83,6 +84,12 @@ func drawCapacity(c *drawCtx) []string {
 	m.note("sustained = measured rate while saturated · ≥ never saturated: at least this")
 	parts := []part{fixedTablePart(c, t, 0)}
 	parts = append(parts, alertPart(c, stallLines(s, "transfer stall", "decode collapse"), 0))
+	if fs := FindingLines(s); len(fs) > 0 {
+		// Every finding: the summary line names only the first.
+		p := alertPart(c, append([]string{"Findings (" + strconv.Itoa(len(fs)) + "):"}, fs...), 1)
+		p.min = min(len(fs)+1, 4)
+		parts = append(parts, p)
+	}
 	parts = append(parts, linesPart(muteAll(c, wrapLines(methodLines(cp), c.w)), 1, 3, true))
 	parts = append(parts, linesPart(wrapLines(admissionLines(s), c.w), 2, 1, true))
 	if cs := coldLines(cp); len(cs) > 0 {

@@ -100,7 +100,7 @@ func (m *marks) legend() []string {
 
 // legendLine renders the legend in one muted line of at most w cells.
 func (m *marks) legendLine(st *themes.Styles, w int) string {
-	l, _ := joinLine(m.legend(), " · ", w)
+	l := joinSome(m.legend(), " · ", w)
 	if l == "" {
 		return ""
 	}

@@ -27,13 +27,14 @@ const chartClamp = 1e12
 
 // chartLine is one series on a chart.
 type chartLine struct {
-	label  string    // legend name, e.g. "p99"
-	points []float64 // oldest first, one per step, NaN = gap
-	tone   tone      // a series tone: series(i)
-	dashed bool      // drawn with gaps every third cell (predictions)
+	label string // legend name, e.g. "p99"
+	short string // shorter legend name for narrow charts ("" = label)
 	// beyond marks points that are only lower bounds (a quantile above
 	// the top bucket): the legend's latest value reads ">5.00s".
 	beyond []bool
+	points []float64 // oldest first, one per step, NaN = gap
+	tone   tone      // a series tone: series(i)
+	dashed bool      // drawn with gaps every third cell (predictions)
 }
 
 // chart is a small line chart of 1–4 series over the time window.
@@ -47,6 +48,7 @@ type chart struct {
 	window time.Duration // time a full window of slots spans ("−5m")
 	slots  int           // points in a full window (0 = longest series)
 	marks  []chartMark   // restarts: a ┊ through the plot and ↻ on the time axis
+	tier   int           // the longest legend form to try (see legendTiers)
 }
 
 // minChartH and minChartW are the smallest sizes that draw a plot.
@@ -114,16 +116,43 @@ func (c *chart) render(st *themes.Styles, w, h int) (out []string) {
 	return block(out, w, h)
 }
 
-// legend is "ITL (s)  ─ p50 32ms  ─ p99 80ms": each series' glyph, name and
-// latest value, then what the restart marks mean when a plot plotW wide
-// draws any ("┊↻ restart"), fitted to w. explained is false when there
-// are marks and the legend had no room to say what they are.
+// legend is "ITL (s)  ── p99 now 80ms  ── p50 now 32ms": each series'
+// glyph, name and value at the right edge of the plot ("now": the latest
+// chart step, not the window figure the tables show), fitted to w. When
+// it does not fit it sheds, in turn, the unit, the long series names (for
+// their short ones) and the per-series "now" (one "now:" after the title),
+// then the title; it never drops a series silently — the last resort ends
+// in "…". When a plot plotW wide draws restart marks, the legend ends with
+// what they mean ("┊↻ restart") if some form has room for it; explained is
+// false when there are marks and none has.
 func (c *chart) legend(st *themes.Styles, w, plotW int) (line string, explained bool) {
-	parts := []string{paint(st, toneHeader, c.title)}
-	if c.unit != "" {
-		parts[0] += paint(st, toneMuted, " ("+c.unit+")")
+	if m := c.markLegend(plotW); m != "" {
+		m = "  " + paint(st, toneWarn, m)
+		for i := c.tier; i < len(legendTiers); i++ {
+			// Never at the cost of the title: the axis can say it instead.
+			if s := c.legendForm(st, legendTiers[i]) + m; legendTiers[i][0] && width(s) <= w {
+				return s, true
+			}
+		}
+		explained = false
+	} else {
+		explained = true
 	}
-	for _, l := range c.lines {
+	var s string
+	for i := c.tier; i < len(legendTiers); i++ {
+		if s = c.legendForm(st, legendTiers[i]); width(s) <= w {
+			return s, explained
+		}
+	}
+	return fit(s, w), explained // ends in "…"
+}
+
+// legendForm is the legend in one of its forms: {title, unit, short
+// names, "now" per series}.
+func (c *chart) legendForm(st *themes.Styles, form [4]bool) string {
+	type entry struct{ glyph, label, short, value string }
+	entries := make([]entry, len(c.lines))
+	for i, l := range c.lines {
 		glyph := "──"
 		if l.dashed {
 			glyph = "╌╌"
@@ -135,21 +164,78 @@ func (c *chart) legend(st *themes.Styles, w, plotW int) (line string, explained 
 				v = markBeyond + v
 			}
 		}
-		parts = append(parts, paint(st, l.tone, glyph)+" "+l.label+" "+v)
+		short := l.short
+		if short == "" {
+			short = l.label
+		}
+		entries[i] = entry{paint(st, l.tone, glyph), l.label, short, v}
 	}
-	m := c.markLegend(plotW)
-	if m != "" {
-		parts = append(parts, paint(st, toneWarn, m))
+	build := func(title, unit bool, short, each bool) string {
+		var parts []string
+		head := ""
+		if title {
+			head = paint(st, toneHeader, c.title)
+			if unit && c.unit != "" {
+				head += paint(st, toneMuted, " ("+c.unit+")")
+			}
+		}
+		if !each && len(entries) > 0 {
+			if head != "" {
+				head += " "
+			}
+			head += paint(st, toneMuted, "now:")
+		}
+		if head != "" {
+			parts = append(parts, head)
+		}
+		for _, e := range entries {
+			name := e.label
+			if short {
+				name = e.short
+			}
+			if name != "" {
+				name += " "
+			}
+			now := ""
+			if each {
+				now = paint(st, toneMuted, "now") + " "
+			}
+			parts = append(parts, e.glyph+" "+name+now+e.value)
+		}
+		return strings.Join(parts, "  ")
 	}
-	s, n := joinLine(parts, "  ", w)
-	return s, m == "" || n == len(parts)
+	return build(form[0], form[1], form[2], form[3])
 }
 
-// timeAxis is "−5m … now" across the plot width, with a ↻ under each
+// legendTiers are the legend's forms, longest first: title, unit, short
+// names, "now" per series.
+var legendTiers = [][4]bool{
+	{true, true, false, true}, {true, false, false, true}, {true, false, true, true},
+	{true, false, true, false}, {false, false, true, false},
+}
+
+// legendTier is the first legend form that fits w cells (charts drawn
+// side by side use the larger of theirs, so they read alike).
+func (c *chart) legendTier(st *themes.Styles, w int) int {
+	for i, f := range legendTiers {
+		if width(c.legendForm(st, f)) <= w {
+			return i
+		}
+	}
+	return len(legendTiers) - 1
+}
+
+// timeAxis is "last 5m … now" across the plot width ("−5m" when narrow),
+// with a ↻ under each
 // restart mark; label also names the newest mark ("↻ restart") where the
 // axis has room, for when the legend could not.
 func (c *chart) timeAxis(st *themes.Styles, w int, label bool) string {
-	left := "−" + span(c.window)
+	// Charts span at least five minutes whatever the window (a 1m window
+	// still charts 5m), so the left label says how long the chart covers.
+	left := "last " + span(c.window)
+	if w < 30 {
+		left = "−" + span(c.window)
+	}
 	if c.window <= 0 {
 		left = ""
 	}

@@ -78,11 +78,11 @@ func TestChartAxesAndUnit(t *testing.T) {
 	c := &chart{title: "output", unit: "tok/s", format: num, window: 5 * time.Minute, slots: 150,
 		lines: []chartLine{{label: "fleet", points: []float64{1, 2, math.Inf(1), 3}, tone: series(0)}}}
 	out := c.render(st, 40, 8)
-	if !strings.Contains(out[0], "output (tok/s)") || !strings.Contains(out[0], "fleet 3") {
-		t.Errorf("legend must name the unit and the latest value: %q", out[0])
+	if !strings.Contains(out[0], "output (tok/s)") || !strings.Contains(out[0], "fleet now 3") {
+		t.Errorf("legend must name the unit and the latest value, marked as now: %q", out[0])
 	}
 	last := out[len(out)-1]
-	if !strings.Contains(last, "−5m") || !strings.Contains(last, "now") {
+	if !strings.Contains(last, "last 5m") || !strings.Contains(last, "now") {
 		t.Errorf("time axis: %q", last)
 	}
 	// +Inf is dropped, not allowed to pin the scale: top label is 4 (3 plus headroom, rounded up).
@@ -168,5 +168,35 @@ func TestChartExplainsItsMarks(t *testing.T) {
 	c.marks = []chartMark{{age: 10 * time.Minute}}
 	if out := strings.Join(c.render(st, 80, 8), "\n"); strings.Contains(out, "↻") {
 		t.Errorf("a mark outside the window is drawn or explained:\n%s", out)
+	}
+}
+
+// TestChartLegendKeepsEverySeries checks that a narrow chart sheds words,
+// never a series: the KV transfer chart at a 200x60 grid cell (62 cells
+// inside) lost "decode transfer", the line actually plotted.
+func TestChartLegendKeepsEverySeries(t *testing.T) {
+	st := themes.Default()
+	c := &chart{title: "KV transfer queues", unit: "req", format: num, window: 5 * time.Minute,
+		lines: []chartLine{
+			{label: "prefill in-flight", short: "prefill", points: []float64{0}, tone: series(0)},
+			{label: "decode transfer", short: "decode", points: []float64{12}, tone: series(1), dashed: true},
+		}}
+	for w, want := range map[int][]string{
+		100: {"KV transfer queues (req)", "prefill in-flight now 0", "decode transfer now 12"},
+		62:  {"KV transfer queues", "prefill now 0", "decode now 12"},
+		45:  {"now:", "prefill 0", "decode 12"},
+	} {
+		l, _ := c.legend(st, w, 0)
+		if width(l) > w {
+			t.Errorf("%d: legend is %d cells: %q", w, width(l), l)
+		}
+		for _, s := range want {
+			if !strings.Contains(l, s) {
+				t.Errorf("%d: legend %q lacks %q", w, l, s)
+			}
+		}
+	}
+	if l, _ := c.legend(st, 12, 0); !strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+		t.Errorf("a legend cut short must end in …: %q", l)
 	}
 }

@@ -65,7 +65,7 @@ func TestStateWordsNotColour(t *testing.T) {
 		{Cache, []string{"req >30% match", "not exposed (smg)", "1.1M of 2.6M tok", "CB half", "+22pp≠"}},
 		{KVTransfer, []string{"~31ms", "12ms/48ms", "STALE 10s"}},
 		{DecodeAdmission, []string{"STALE 10s", "93%!", "4.5%"}},
-		{TokenCadence, []string{"ITL p50 36ms p99 120ms", "−5m", "now"}},
+		{TokenCadence, []string{"ITL p50 36ms p99 120ms", "last 5m", "now"}},
 		{RestartsRetries, []string{"timeout", "10s ago", "new scheduler pid 4242", "3m ago"}},
 	}
 	for _, c := range checks {

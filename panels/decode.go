@@ -34,7 +34,7 @@ func drawDecode(c *drawCtx) []string {
 		{name: "KV usage", unit: "of pool", left: true},
 		{name: "retract", unit: "req/s", prio: 2},
 		{name: "output", unit: "tok/s", prio: 4},
-		{name: "KV usage trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 5, nosort: true},
+		{name: "KV usage trend", unit: "last " + span(chartSpan(s)), left: true, prio: 5, nosort: true},
 	}}
 	tr := c.trend(sources.SigKVUsage, ws, 1)
 	for _, w := range ws {
@@ -56,7 +56,7 @@ func drawDecode(c *drawCtx) []string {
 	if kvMax.tone == toneText {
 		kvMax.text = "max " + kvMax.text
 	}
-	t.foot = [][]cell{{toned("pool", toneAccent), poolState(pool),
+	t.foot = [][]cell{{c.poolCell("pool"), poolState(pool),
 		m.reading(pr.Get(sources.SigRunning), count),
 		m.reading(pr.Get(sources.SigPreallocQueue), count),
 		m.reading(pr.Get(sources.SigTransferQueue), count),
@@ -86,7 +86,7 @@ func drawDecode(c *drawCtx) []string {
 	if kv := poolHistory(all, sources.SigKVUsage, true); len(kv) > 0 && !c.print {
 		ch := &chart{title: "KV usage", unit: "of pool", format: pct, fixed: true, lo: 0, hi: 1, marks: restartMarks(s),
 			window: chartSpan(s), slots: historySlots(s),
-			lines: []chartLine{{label: "highest worker", points: kv, tone: series(0)}}}
+			lines: []chartLine{{label: "highest worker", short: "max", points: kv, tone: series(0)}}}
 		parts = append(parts, part{min: 7, want: 14, prio: 3, gap: true,
 			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})
 	}
@@ -206,8 +206,7 @@ func admissionLine(c *drawCtx) string {
 			parts = append(parts, k+" "+rate(sum[k]))
 		}
 	}
-	l, _ := joinLine(parts, " · ", c.w)
-	return l
+	return joinSome(parts, " · ", c.w)
 }
 
 // readingText is a reading's value or "—".

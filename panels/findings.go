@@ -117,9 +117,10 @@ func alertPart(c *drawCtx, lines []string, prio int) part {
 
 // findingSummary is the most severe finding in a few words for the
 // summary line — "! decode-0 transfer stall", "! prefill-0 cache gap:
-// cold: restarted" — with "+N" for the others at warning level or above;
-// "" when there is none.
-func findingSummary(s *sources.Snapshot) (string, tone) {
+// cold: restarted" — with "+N more" for the others at warning level or
+// above, followed by more (where the whole list is, e.g. "(c)"); "" when
+// there is none.
+func findingSummary(s *sources.Snapshot, more string) (string, tone) {
 	var top []sources.Finding
 	for _, f := range s.Diagnosis.Findings {
 		if f.Severity >= sources.SevWarn && f.Kind != "rejections" { // the rejected share has its own field
@@ -155,7 +156,10 @@ func findingSummary(s *sources.Snapshot) (string, tone) {
 		txt = "! " + f.Text
 	}
 	if n := len(top) - 1; n > 0 {
-		txt += " +" + strconv.Itoa(n)
+		txt += " +" + strconv.Itoa(n) + " more"
+		if more != "" {
+			txt += " " + more
+		}
 	}
 	t := toneWarn
 	if f.Severity >= sources.SevCrit {
@@ -171,4 +175,20 @@ func verdictByName(s *sources.Snapshot, name string) *sources.HitVerdict {
 		}
 	}
 	return nil
+}
+
+// FindingLines are the snapshot's findings at warning level or above,
+// most severe first, one sentence each: "! prefill-0: …". The summary
+// line names the first; these are all of them.
+func FindingLines(s *sources.Snapshot) []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range s.Diagnosis.Findings {
+		if f.Severity >= sources.SevWarn {
+			out = append(out, markOver+" "+clean(f.Text, 400))
+		}
+	}
+	return out
 }

@@ -46,7 +46,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // forState returns the keys as they work now: "select" when the panel
 // shows a selectable worker list, "scroll" when it has rows hidden, none
 // of the movement keys when everything fits; the sort keys only when
-// there is a column to sort by (reverse only once sorted).
+// there is a column to sort by (S on an unsorted list sorts by its first
+// column, the other way round from s).
 func (k KeyMap) forState(selectable, scrollable, sortable, sorted bool) KeyMap {
 	verb := "scroll"
 	if selectable {
@@ -58,6 +59,6 @@ func (k KeyMap) forState(selectable, scrollable, sortable, sorted bool) KeyMap {
 		b.SetEnabled(selectable || scrollable)
 	}
 	k.Sort.SetEnabled(sortable)
-	k.Reverse.SetEnabled(sortable && sorted)
+	k.Reverse.SetEnabled(sortable)
 	return k
 }

@@ -32,7 +32,7 @@ func drawKV(c *drawCtx) []string {
 		{name: "boot fail", unit: "req/s", prio: 5},
 		{name: "timeouts", unit: "ev/s", prio: 4},
 		{name: "", left: true, prio: 3},
-		{name: "queue trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7, nosort: true},
+		{name: "queue trend", unit: "last " + span(chartSpan(s)), left: true, prio: 7, nosort: true},
 	}}
 	trP := c.trend(sources.SigInflightQueue, pre, 0)
 	trD := c.trend(sources.SigTransferQueue, dec, 0)
@@ -72,7 +72,7 @@ func drawKV(c *drawCtx) []string {
 	foot := func(name string, p *sources.PoolView, queueSig sources.Signal) []cell {
 		r := p.Readings
 		lat := p.Dists[sources.SigKVXferLatency]
-		return []cell{toned(name, toneAccent), poolState(p), {},
+		return []cell{c.poolCell(name), poolState(p), {},
 			m.reading(r.Get(queueSig), count),
 			kvLatency(m, lat, false),
 			{}, {},
@@ -97,8 +97,8 @@ func drawKV(c *drawCtx) []string {
 	if len(inflight)+len(transfer) > 0 && !c.print {
 		ch := &chart{title: "KV transfer queues", unit: "req", format: num, window: chartSpan(s), slots: historySlots(s), marks: restartMarks(s),
 			lines: []chartLine{
-				{label: "prefill in-flight", points: inflight, tone: series(0)},
-				{label: "decode transfer", points: transfer, tone: series(1), dashed: true},
+				{label: "prefill in-flight", short: "prefill", points: inflight, tone: series(0)},
+				{label: "decode transfer", short: "decode", points: transfer, tone: series(1), dashed: true},
 			}}
 		parts = append(parts, part{min: 7, want: 14, prio: 3, gap: true,
 			draw: func(h int) []string { return ch.render(c.st, c.w, h) }})

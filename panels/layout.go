@@ -1,6 +1,11 @@
 package panels
 
-import "sort"
+import (
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // part is one vertical section of a panel body (a table, a chart, a line
 // of gateway figures). stack gives each part at least min lines, in prio
@@ -76,6 +81,12 @@ func stack(w, h int, parts []part) []string {
 		}
 		// Exactly alloc[i] lines; widths are fitted once, by the frame.
 		lines := p.draw(alloc[i])
+		if len(lines) > alloc[i] {
+			// Cut short (a sentence wrapped over more lines than fit):
+			// never silently — the last line shown ends in "…".
+			lines = append([]string(nil), lines[:alloc[i]]...)
+			lines[alloc[i]-1] = ellipsize(lines[alloc[i]-1], w)
+		}
 		for k := 0; k < alloc[i]; k++ {
 			if k < len(lines) {
 				out = append(out, lines[k])
@@ -137,4 +148,18 @@ func linesPart(lines []string, min, prio int, gap bool) part {
 		min: min, want: len(lines), prio: prio, gap: gap,
 		draw: func(int) []string { return lines },
 	}
+}
+
+// ellipsize ends s (at most w cells, possibly painted and padded) with
+// "…" to say it goes on: after its last character when there is room,
+// else in place of the last cell.
+func ellipsize(s string, w int) string {
+	n := width(strings.TrimRight(ansi.Strip(s), " "))
+	if n >= w {
+		n = w - 1
+	}
+	if n < 0 {
+		return ""
+	}
+	return ansi.Truncate(s, n, "") + "…"
 }

@@ -42,6 +42,17 @@ func (c *drawCtx) keep(ws []*sources.WorkerView) []*sources.WorkerView {
 	return out
 }
 
+// poolCell names a pool's footer row. Pool rows are the whole pool's
+// figures: with a filter on they say so ("pool (all)"), since the rows
+// above them are only the matching workers.
+func (c *drawCtx) poolCell(name string) cell {
+	if c.nav.match == nil {
+		return toned(name, toneAccent)
+	}
+	c.m.note("(all): pool totals, filter not applied")
+	return toned(name+" (all)", toneAccent)
+}
+
 // noMatch is the line a filtered table shows when no row is left.
 func (c *drawCtx) noMatch(what string) string {
 	if c.nav.match == nil {

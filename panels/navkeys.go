@@ -76,6 +76,10 @@ func (p *panel) navigate(msg tea.Msg) {
 			p.valid = false
 			return
 		case key.Matches(msg, p.keys.Reverse):
+			if p.sortKey == "" {
+				// Nothing sorted yet: the first column, the other way round.
+				p.sortKey, p.desc = nextSort(p.last.sortable, "")
+			}
 			if p.sortKey != "" {
 				p.desc = !p.desc
 				p.valid = false

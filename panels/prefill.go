@@ -29,7 +29,7 @@ func drawPrefill(c *drawCtx) []string {
 		{name: "KV", unit: "used/res", prio: 4},
 		{name: "input", unit: "tok/s", prio: 4},
 		{name: "run", unit: "req", prio: 6},
-		{name: "waiting trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7, nosort: true},
+		{name: "waiting trend", unit: "last " + span(chartSpan(s)), left: true, prio: 7, nosort: true},
 	}}
 	tr := c.trend(sources.SigWaiting, ws, 0)
 	for _, w := range ws {
@@ -53,7 +53,7 @@ func drawPrefill(c *drawCtx) []string {
 	pr := pool.Readings
 	pq := pool.Dists[sources.SigQueueTime]
 	t.foot = [][]cell{{
-		toned("pool", toneAccent), poolState(pool),
+		c.poolCell("pool"), poolState(pool),
 		m.reading(pr.Get(sources.SigWaiting), count),
 		m.hitCell(pool.Hit),
 		m.reading(pr.Get(sources.SigBootstrapQueue), count),
@@ -64,8 +64,13 @@ func drawPrefill(c *drawCtx) []string {
 		m.reading(pr.Get(sources.SigPromptTokens), rate),
 		m.reading(pr.Get(sources.SigRunning), count),
 	}}
-	m.note("boot = bootstrap queue")
-	m.note("xfer = in-flight KV transfer queue")
+	t.fitTo(c.w)
+	if t.shows("boot") {
+		m.note("boot = bootstrap queue")
+	}
+	if t.shows("xfer") {
+		m.note("xfer = in-flight KV transfer queue")
+	}
 	m.note("hit = cached÷prompt tokens")
 	parts := []part{selectablePart(c, t, 0),
 		linesPart([]string{paint(c.st, toneMuted, rejectedText(s)+" · queue times count admitted requests only")}, 1, 2, false)}

@@ -108,7 +108,7 @@ func drawRestarts(c *drawCtx) []string {
 		p.gap = true
 		parts = append(parts, p)
 	} else if !restartsSeen(s) {
-		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no restarts seen since pdtop started")}, 1, 2, true))
+		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no restarts seen since "+sinceWhat(s))}, 1, 2, true))
 	}
 
 	// Restart events, newest first.
@@ -196,4 +196,13 @@ func disagreeTable(c *drawCtx) *table {
 			txt(clean(w.Disagree, 300))})
 	}
 	return t
+}
+
+// sinceWhat is when the snapshot's history began, in words: "pdtop
+// started", or a replay's "the recording started".
+func sinceWhat(s *sources.Snapshot) string {
+	if s.Since != "" {
+		return clean(s.Since, 80)
+	}
+	return "pdtop started"
 }

@@ -2,6 +2,7 @@ package panels
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
@@ -25,6 +26,15 @@ type SummaryState struct {
 	// Label, when set, replaces the refresh state ("snapshot" for pdtop
 	// snapshot, which does not refresh).
 	Label string
+	// More says where the whole list of findings is, after "+N more"
+	// (the dashboard's "(c)": the capacity view lists them).
+	More string
+	// NoCharts says the output has no charts (pdtop snapshot's text), so
+	// the window needs no "charts 5m" note.
+	NoCharts bool
+	// Recording, when set, is the file being recorded to: the line starts
+	// with "● REC file".
+	Recording string
 }
 
 // Summary renders the one-line fleet summary in exactly width cells:
@@ -51,6 +61,8 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 	type field struct {
 		text string
 		prio int
+		full string // longer text, shown when there is room once every field is placed
+		alt  string // shorter text, when text does not fit
 	}
 	var fields []field
 	refresh, rt := refreshState(s, state)
@@ -69,30 +81,40 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 			}
 		}
 		fields = append(fields,
-			field{paint(st, ut, up), 0},
-			field{paint(st, toneText, readingText(f.ReqRate, rate)) + label(" req/s", "", toneText), 1},
+			field{paint(st, ut, up), 0, "", ""},
+			field{paint(st, toneText, readingText(f.ReqRate, rate)) + label(" req/s", "", toneText), 1, "", ""},
 			field{label("in ", readingText(f.InputRate, rate), toneText) +
-				label(" out ", readingText(f.OutputRate, rate), toneText) + paint(st, toneSummaryLabel, " tok/s"), 4},
-			field{label("hit ", hitSummary(f.Hit), toneText), 2},
-			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected, s.Thresholds)), 3},
+				label(" out ", readingText(f.OutputRate, rate), toneText) + paint(st, toneSummaryLabel, " tok/s"), 4, "", ""},
+			field{label("hit ", hitSummary(f.Hit), toneText), 2, "", ""},
+			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected, s.Thresholds)), 3, "", ""},
 		)
 		if over := crossingsField(st, s.Crossings(), w/2); over != "" {
-			fields = append(fields[:1], append([]field{{over, 1}}, fields[1:]...)...)
+			fields = append(fields[:1], append([]field{{over, 1, "", ""}}, fields[1:]...)...)
 		}
-		if txt, t := findingSummary(s); txt != "" {
-			fields = append(fields, field{paint(st, t, txt), 1})
+		if txt, t := findingSummary(s, state.More); txt != "" {
+			fields = append(fields, field{paint(st, t, txt), 1, "", ""})
 		}
 		if win <= 0 {
 			win = s.Window
 		}
 	}
-	fields = append(fields, field{paint(st, rt, refresh), 0})
+	fields = append(fields, field{paint(st, rt, refresh), 0, "", ""})
 	if win > 0 {
 		wt := span(win)
 		if state.NextWindow > 0 && state.NextWindow != win {
 			wt += "→" + span(state.NextWindow) + " on resume"
 		}
-		fields = append(fields, field{label("window ", wt, toneText), 2})
+		short := label("window ", wt, toneText)
+		full := ""
+		if note := windowNote(s, win, !state.NoCharts); note != "" {
+			full = short + paint(st, toneMuted, " ("+note+")")
+		}
+		fields = append(fields, field{short, 2, full, ""})
+	}
+	if state.Recording != "" {
+		// Not by colour alone: the dot and the word.
+		rec := paint(st, toneCrit, "● REC "+clean(state.Recording, 40))
+		fields = append([]field{{rec, 0, "", paint(st, toneCrit, "● REC")}}, fields...)
 	}
 	// Keep fields by importance while they fit, shown in their order.
 	sep := paint(st, toneSummaryLabel, " │ ")
@@ -107,6 +129,10 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 			if n > 0 {
 				add += 3
 			}
+			if used+add > w && f.alt != "" {
+				fields[i].text = f.alt
+				add += width(f.alt) - width(f.text)
+			}
 			if used+add <= w {
 				keep[i] = true
 				used += add
@@ -114,10 +140,26 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 			}
 		}
 	}
+	// Then the longer forms, by importance, while they fit.
+	for prio := 0; prio <= 6; prio++ {
+		for i, f := range fields {
+			if f.prio != prio || !keep[i] || f.full == "" {
+				continue
+			}
+			if extra := width(f.full) - width(f.text); used+extra <= w {
+				fields[i].text = f.full
+				used += extra
+			}
+		}
+	}
 	if n == 0 && s != nil {
 		// Very narrow: "5/6 up".
-		fields[0].text = paint(st, toneText, strconv.Itoa(s.Fleet.TargetsUp)+"/"+strconv.Itoa(s.Fleet.Targets)+" up")
-		keep[0] = true
+		up := 0
+		if state.Recording != "" {
+			up = 1 // after "● REC"
+		}
+		fields[up].text = paint(st, toneText, strconv.Itoa(s.Fleet.TargetsUp)+"/"+strconv.Itoa(s.Fleet.Targets)+" up")
+		keep[up] = true
 	}
 	var parts []string
 	for i, f := range fields {
@@ -127,6 +169,26 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 	}
 	line, _ := joinLine(parts, sep, w)
 	return paint(st, toneSummary, fit(" "+line, w))
+}
+
+// windowNote says how the window differs from what is on screen: how much
+// data it really holds when pdtop (or the recording) started less than a
+// window ago — "1m30s of data" — and how long the charts span when that is
+// longer than the window ("charts 5m"). "" when neither applies.
+func windowNote(s *sources.Snapshot, win time.Duration, charts bool) string {
+	if s == nil {
+		return ""
+	}
+	var notes []string
+	if !s.DataSince.IsZero() && !s.Time.IsZero() {
+		if have := s.Time.Sub(s.DataSince); have < win {
+			notes = append(notes, age(have.Truncate(time.Second))+" of data")
+		}
+	}
+	if charts && s.ChartSpan > win {
+		notes = append(notes, "charts "+span(s.ChartSpan))
+	}
+	return strings.Join(notes, ", ")
 }
 
 // refreshState is "no data yet", "paused 12s" (age of the frozen data),

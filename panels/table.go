@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/pdtop/pdtop/themes"
 )
 
@@ -25,10 +27,13 @@ type column struct {
 
 // header is the column's name with its sort mark.
 func (c *column) header() string {
-	if c.arrow == "" {
+	switch {
+	case c.arrow == "":
 		return c.name
+	case c.left:
+		return c.name + c.arrow
 	}
-	return c.name + c.arrow
+	return c.arrow + c.name // right-aligned: the name stays where it was
 }
 
 // table is a header, scrollable rows and pinned footer rows (pool totals).
@@ -77,6 +82,18 @@ func (t *table) columns(w int) ([]int, []int, int) {
 	return t.idx, t.widths, t.gap
 }
 
+// shows reports whether column name is on screen at the table's width
+// (fitTo), so a legend explains only the columns drawn.
+func (t *table) shows(name string) bool {
+	idx, _, _ := t.columns(t.w)
+	for _, i := range idx {
+		if t.cols[i].name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // headerLines is how many lines the header takes: the name line, and the
 // unit line when a column shown at the table's width has a unit.
 func (t *table) headerLines() int {
@@ -123,7 +140,8 @@ func (t *table) layout(w int) (idx []int, widths []int, gap int) {
 		}
 		if cw > 0 || len(t.rows) == 0 {
 			// A column with nothing in it is left out, header and all.
-			cw = max(cw, width(c.header()), width(c.unit))
+			// The sort arrow takes no room of its own (see render).
+			cw = max(cw, width(c.name), width(c.unit))
 		}
 		if c.max > 0 && cw > c.max {
 			cw = c.max
@@ -211,20 +229,54 @@ func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, abo
 	idx, widths, gap := t.columns(w)
 	sep := spaces(gap)
 	p := painterFor(st)
+	// A sort arrow that does not fit beside its column's name goes in the
+	// gap next to it (before a right-aligned name, after a left-aligned
+	// one), so sorting never widens a column or moves its neighbours.
+	arrowAt := -1 // the gap (before column k) that carries the arrow
+	arrowIn := -1 // the column whose own width holds it
+	for k, i := range idx {
+		c := t.cols[i]
+		switch {
+		case c.arrow == "":
+		case width(c.name)+1 <= widths[k]:
+			arrowIn = k
+		case !c.left && k > 0:
+			arrowAt = k
+		case c.left && k+1 < len(idx):
+			arrowAt = k + 1
+		default:
+			arrowIn = k // no gap beside it: the name gives up a cell
+		}
+	}
 	line := func(cells []cell, head bool, unit bool, gutter string) string {
 		var b strings.Builder
 		b.WriteString(gutter)
 		for k, i := range idx {
-			if k > 0 {
-				b.WriteString(sep)
-			}
 			c := t.cols[i]
+			if k > 0 {
+				switch {
+				case head && k == arrowAt && !c.left:
+					b.WriteString(sep[1:] + p.paint(toneHeader, t.cols[idx[k]].arrow))
+				case head && k == arrowAt:
+					b.WriteString(p.paint(toneHeader, t.cols[idx[k-1]].arrow) + sep[1:])
+				default:
+					b.WriteString(sep)
+				}
+			}
 			var s string
 			tn := toneText
 			raw := false
 			switch {
-			case head:
+			case head && k == arrowIn:
 				s, tn = c.header(), toneHeader
+				if width(s) > widths[k] {
+					s = c.arrow + ansi.Truncate(c.name, widths[k]-1, "")
+					if c.left {
+						s = ansi.Truncate(c.name, widths[k]-1, "") + c.arrow
+					}
+				}
+			case head:
+				s, tn = c.name, toneHeader
 			case unit:
 				s, tn = c.unit, toneUnit
 			case i < len(cells):

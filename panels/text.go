@@ -194,3 +194,17 @@ func joinLine(parts []string, sep string, w int) (string, int) {
 	}
 	return b.String(), len(parts)
 }
+
+// joinSome is joinLine for a line that may not hold every part: when
+// parts are left out it ends in " …", never dropping them silently.
+func joinSome(parts []string, sep string, w int) string {
+	l, n := joinLine(parts, sep, w)
+	if n >= len(parts) {
+		return l
+	}
+	l, _ = joinLine(parts, sep, w-2)
+	if l == "" {
+		return fit("…", min(w, 1))
+	}
+	return l + " …"
+}

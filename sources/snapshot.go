@@ -367,6 +367,11 @@ type Snapshot struct {
 	// ChartSpan is the time the chart series and worker histories cover
 	// (at least Window; the store's minimum chart span otherwise).
 	ChartSpan time.Duration
+	// DataSince is the time of the oldest sample any target's history
+	// holds (zero when none): a window reaching further back than this is
+	// partly empty — pdtop, or the recording, started less than a window
+	// ago.
+	DataSince time.Time
 
 	Targets  []TargetStatus
 	Workers  []WorkerView
@@ -395,6 +400,12 @@ type Snapshot struct {
 	// Discovery is each gateway replica's worker-list status, by gateway
 	// name; empty when discovery is off.
 	Discovery []DiscoveryStatus
+
+	// Since says when the history behind the snapshot began, to end
+	// "no restarts seen since …": "" means pdtop started (live); a replay
+	// says "the recording started" (or where its history was rebuilt
+	// from after a seek).
+	Since string
 
 	// Notice is one line from the data source for the footer: the demo
 	// scenario playing, a replay's position. Empty when there is none.

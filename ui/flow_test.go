@@ -146,7 +146,7 @@ func TestFlowSortAndFilter(t *testing.T) {
 	tm.Send(press("4")) // Decode admission
 	tm.Send(press("s")) // worker ▲
 	tm.Send(press("s")) // running ▼
-	waitFor(t, tm, "running▼")
+	waitFor(t, tm, "▼running")
 	tm.Send(press("/"))
 	tm.Type("decode-1")
 	waitFor(t, tm, "1 of 4 workers")

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -23,6 +24,11 @@ func (m *Model) baseViewKeys() (app bindings, own help.KeyMap, ownTitle string, 
 			nil, "", []key.Binding{enter, esc}
 	case m.showHelp:
 		c := key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc/?", "close help"))
+		if m.helpMax > 0 {
+			sk := m.helpScroll
+			scroll := key.NewBinding(key.WithKeys(append(sk.Up.Keys(), sk.Down.Keys()...)...), key.WithHelp("↑/↓", "scroll"))
+			return bindings{{c, scroll, sk.PageUp, sk.PageDown, k.Quit}}, nil, "", []key.Binding{c, scroll, k.Quit}
+		}
 		return bindings{{c, k.Quit}}, nil, "", []key.Binding{c, k.Quit}
 	}
 	common := []key.Binding{k.Narrower, k.Wider, m.pauseKey(), k.Theme, k.Capacity, k.Help, k.Quit}
@@ -110,36 +116,177 @@ func (m *Model) footer() string {
 	if m.note != "" {
 		lead += st.Accent.Render(m.note) + "  "
 	}
-	if m.shown != nil && m.shown.Notice != "" {
-		lead += st.Accent.Render(m.shown.Notice) + "  "
-	}
 	_, _, _, short := m.viewKeys()
-	m.help.Width = max(0, m.width-ansi.StringWidth(lead))
-	return lead + m.help.ShortHelpView(short)
+	if m.shown != nil && m.shown.Notice != "" {
+		// The notice gives way to "? help": first its description (after
+		// " — "), then its end, marked "…".
+		hm := m.help
+		hm.Width = 0
+		room := m.width - ansi.StringWidth(lead) - 2 - ansi.StringWidth(hm.ShortHelpView(short[:1]))
+		if len(short) > 1 {
+			room -= 2 // " …" for the keys left out
+		}
+		n := m.shown.Notice
+		if ansi.StringWidth(n) > room {
+			n, _, _ = strings.Cut(n, " — ")
+		}
+		if ansi.StringWidth(n) > room {
+			n = ansi.Truncate(n, max(0, room-1), "") + "…"
+		}
+		if room > 1 {
+			lead += st.Accent.Render(n) + "  "
+		}
+	}
+	return lead + m.shortHelp(short, max(0, m.width-ansi.StringWidth(lead)))
+}
+
+// shortHelp is the footer's keys in at most w cells: as many as fit whole,
+// then "…" when some are left out. (bubbles' help overflows its width
+// when its own ellipsis does not fit.)
+func (m *Model) shortHelp(keys []key.Binding, w int) string {
+	hm := m.help
+	hm.Width = 0
+	var enabled []key.Binding
+	for _, k := range keys {
+		if k.Enabled() {
+			enabled = append(enabled, k)
+		}
+	}
+	for n := len(enabled); n > 0; n-- {
+		s := hm.ShortHelpView(enabled[:n])
+		if n < len(enabled) {
+			s += " " + hm.Styles.Ellipsis.Render(hm.Ellipsis)
+		}
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return ""
 }
 
 // helpView lists the keys that work in the view under the overlay, from
-// the bubbles help component, stacked so they fit 80 columns.
+// the bubbles help component, in columns when they fit the width and one
+// group under another when not. A help taller than the screen scrolls
+// (↑/↓, pgup/pgdn, home/end) and says how much is hidden.
 func (m *Model) helpView(h int) string {
 	st := m.cfg.Styles
-	hm := m.help
-	hm.ShowAll = true
-	hm.Width = m.width - 4
+	lines := m.helpLines(max(10, m.width-4))
+	// Every line as wide as the widest of the whole help, so the box
+	// keeps its size while it scrolls.
+	lw := 0
+	for _, l := range lines {
+		lw = max(lw, ansi.StringWidth(l))
+	}
+	inner := max(1, h-2) // the box's border
+	m.helpMax = max(0, len(lines)-inner)
+	if m.helpMax > 0 {
+		// Room for the line that says what is hidden.
+		m.helpMax = max(0, len(lines)-(inner-1))
+	}
+	m.helpOff = clamp(m.helpOff, 0, m.helpMax)
+	if m.helpMax > 0 {
+		end := min(len(lines), m.helpOff+inner-1)
+		shown := append([]string(nil), lines[m.helpOff:end]...)
+		var more []string
+		if m.helpOff > 0 {
+			more = append(more, fmt.Sprintf("↑ %d above", m.helpOff))
+		}
+		if below := len(lines) - end; below > 0 {
+			more = append(more, fmt.Sprintf("↓ %d more", below))
+		}
+		lines = append(shown, st.HelpSep.Render(strings.Join(more, " · ")+" · ↑/↓ scroll"))
+	}
+	box := lipgloss.NewStyle().Border(st.FrameBorder).BorderForeground(st.Theme.Border).Padding(0, 1).
+		Width(lw + 2).MaxWidth(m.width).Render(strings.Join(lines, "\n"))
+	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
+}
+
+// helpLines is the help's text, one line each, at most w cells wide.
+func (m *Model) helpLines(w int) []string {
+	st := m.cfg.Styles
 	// The overlay describes the view it covers.
 	m.showHelp = false
 	app, own, title, _ := m.viewKeys()
 	m.showHelp = true
-	body := st.Header.Render("Keys") + "\n" + hm.FullHelpView(app.FullHelp())
-	if own != nil && len(own.FullHelp()) > 0 {
-		body += "\n\n" + st.Header.Render(title) + "\n" + hm.FullHelpView(own.FullHelp())
+	var lines []string
+	add := func(text string) { lines = append(lines, strings.Split(text, "\n")...) }
+	section := func(heading string, groups [][]key.Binding) {
+		if len(lines) > 0 {
+			lines = append(lines, "")
+		}
+		add(st.Header.Render(heading))
+		add(m.helpColumns(groups, w))
+	}
+	section("Keys", app.FullHelp())
+	if own != nil && anyEnabled(own) {
+		section(title, own.FullHelp())
 	}
 	if m.cfg.Mouse {
-		body += "\n\n" + st.Header.Render("Mouse") + "\n" + st.HelpDesc.Render("click focuses a panel or tab · wheel scrolls")
+		lines = append(lines, "", st.Header.Render("Mouse"))
+		add(wrap(st.HelpDesc.Render("click focuses a panel or tab · wheel scrolls"), w))
 	}
-	body += "\n\n" + strings.Join(helpLegend, "\n")
-	body += "\n\n" + st.HelpSep.Render("esc or ? closes this help · q quits")
-	box := lipgloss.NewStyle().Border(st.FrameBorder).BorderForeground(st.Theme.Border).Padding(0, 1).Render(body)
-	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
+	if m.cfg.Help != nil {
+		if heading, text := m.cfg.Help(); text != "" {
+			lines = append(lines, "")
+			add(st.Header.Render(wrap(heading, w)))
+			add(wrap(text, w))
+		}
+	}
+	lines = append(lines, "")
+	for _, l := range helpLegend {
+		add(wrap(l, w))
+	}
+	lines = append(lines, "", st.HelpSep.Render(wrap("esc or ? closes this help · q quits", w)))
+	return lines
+}
+
+// helpColumns renders key groups side by side, or one under another
+// when side by side is wider than w (never cut: bubbles' help drops the
+// columns that do not fit).
+func (m *Model) helpColumns(groups [][]key.Binding, w int) string {
+	hm := m.help
+	hm.ShowAll = true
+	hm.Width = 0
+	if s := hm.FullHelpView(groups); lipgloss.Width(s) <= w {
+		return s
+	}
+	var parts []string
+	for _, g := range groups {
+		if s := hm.FullHelpView([][]key.Binding{g}); s != "" {
+			parts = append(parts, wrap(s, w))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// wrap breaks s at spaces into lines of at most w cells (hard-breaking a
+// word longer than that; a hyphen is not a break: "--scenario" stays
+// whole).
+func wrap(s string, w int) string {
+	if w <= 0 {
+		return s
+	}
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line := ""
+		for _, word := range strings.Split(para, " ") {
+			switch {
+			case line == "":
+				line = word
+			case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= w:
+				line += " " + word
+			default:
+				out = append(out, line)
+				line = word
+			}
+			for ansi.StringWidth(line) > w {
+				out = append(out, ansi.Truncate(line, w, ""))
+				line = ansi.TruncateLeft(line, w, "")
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // anyEnabled reports whether a key map has a key that works now.

@@ -19,12 +19,10 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case m.showHelp:
-		if key.Matches(msg, k.Help) || key.Matches(msg, k.Close) {
-			m.showHelp = false
-		}
+		m.helpKey(msg)
 		return nil
 	case key.Matches(msg, k.Help):
-		m.showHelp = true
+		m.showHelp, m.helpOff = true, 0
 		return nil
 	}
 	if cmd, ok := m.replayKey(msg); ok {
@@ -150,4 +148,27 @@ func (m *Model) setStyles(st *themes.Styles) {
 		n.SetStyles(st)
 	}
 	m.input.PromptStyle, m.input.TextStyle = st.Accent, st.Cell
+}
+
+// helpKey closes the help overlay, or scrolls it when it is taller than
+// the screen.
+func (m *Model) helpKey(msg tea.KeyMsg) {
+	k, sk := m.keys, m.helpScroll
+	switch {
+	case key.Matches(msg, k.Help) || key.Matches(msg, k.Close):
+		m.showHelp = false
+	case key.Matches(msg, sk.Up):
+		m.helpOff--
+	case key.Matches(msg, sk.Down):
+		m.helpOff++
+	case key.Matches(msg, sk.PageUp):
+		m.helpOff -= max(1, m.height-4)
+	case key.Matches(msg, sk.PageDown):
+		m.helpOff += max(1, m.height-4)
+	case key.Matches(msg, sk.Home):
+		m.helpOff = 0
+	case key.Matches(msg, sk.End):
+		m.helpOff = m.helpMax
+	}
+	m.helpOff = clamp(m.helpOff, 0, m.helpMax)
 }

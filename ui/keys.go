@@ -46,7 +46,7 @@ func DefaultKeyMap() KeyMap {
 		Pause:    key.NewBinding(key.WithKeys("p", " "), key.WithHelp("p", "pause view")),
 		Theme:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "next theme")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
-		Capacity: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "capacity view")),
+		Capacity: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "capacity and all findings")),
 		Targets:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "targets view")),
 	}
 }

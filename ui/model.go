@@ -37,6 +37,12 @@ type Config struct {
 	// Mouse says the program receives mouse events (--mouse): click
 	// focuses a panel or tab, the wheel scrolls.
 	Mouse bool
+	// Recording, when set, is the file every scrape is being recorded to
+	// (--record): the summary line starts with "● REC file".
+	Recording string
+	// Help is extra text for the help overlay, under its own heading
+	// (the demo's scenario: what it should show).
+	Help func() (heading, text string)
 }
 
 // tickMsg starts a scrape round; gen drops ticks of an older schedule.
@@ -61,6 +67,9 @@ type Model struct {
 	focus         int
 	zoom          bool
 	showHelp      bool
+	helpOff       int // help overlay scroll offset (lines)
+	helpMax       int // largest useful offset, from the last draw
+	helpScroll    panels.KeyMap
 	showCapacity  bool
 	paused        bool
 
@@ -113,6 +122,7 @@ func New(cfg Config) *Model {
 		cfg:        cfg,
 		keys:       DefaultKeyMap(),
 		replayKeys: DefaultReplayKeyMap(),
+		helpScroll: panels.DefaultKeyMap(),
 		help:       h,
 		panels:     panels.All(cfg.Styles),
 		inflight:   map[string]bool{},
@@ -277,4 +287,9 @@ func (m *Model) applyFocus() {
 	for i, p := range m.panels {
 		p.SetFocused(i == m.focus)
 	}
+}
+
+// clamp bounds v to [lo, hi] (lo wins when hi < lo).
+func clamp(v, lo, hi int) int {
+	return max(lo, min(v, hi))
 }

@@ -143,7 +143,9 @@ func (m *Model) replayMode() string {
 }
 
 // progressLine is "▶ demo.pdrec  01:23 / 05:00 ━━━━╸───── 10x  03:01:23
-// UTC" with the damage, if any, where the file stops.
+// UTC" with the damage, if any, where the file stops. When it is wider
+// than the screen it sheds the bar, the date, the file name and the
+// damage's reason, in that order, so what is left is whole.
 func (m *Model) progressLine() string {
 	p, ok := m.player()
 	if !ok {
@@ -162,28 +164,46 @@ func (m *Model) progressLine() string {
 	case pr.Seeking:
 		state = "…"
 	}
-	left := fmt.Sprintf("%s %s  %s / %s", state, pr.File, clock(at), clock(total))
-	right := fmt.Sprintf("  %s  %s", speedText(pr.Speed), pr.Pos.UTC().Format("2006-01-02 15:04:05 UTC"))
-	switch {
-	case pr.Damage != "":
-		right += "  " + st.Warn.Render("file "+pr.Damage+": stops here")
-	case pr.Ended:
-		right += "  end of recording (home: start over)"
-	case pr.Seeking:
-		right += "  rebuilding history…"
-	}
-	barW := m.width - ansi.StringWidth(left) - ansi.StringWidth(right) - 2
-	bar := ""
-	if barW >= 8 {
-		barW = min(barW, 40)
-		filled := 0
-		if total > 0 {
-			filled = int(float64(barW) * float64(at) / float64(total))
+	// Forms, longest first: {file, date, full damage reason}.
+	for _, f := range [][3]bool{{true, true, true}, {true, false, true}, {false, false, true}, {false, false, false}} {
+		left := fmt.Sprintf("%s %s  %s / %s", state, pr.File, clock(at), clock(total))
+		if !f[0] {
+			left = fmt.Sprintf("%s %s / %s", state, clock(at), clock(total))
 		}
-		filled = max(0, min(barW, filled))
-		bar = " " + st.Accent.Render(strings.Repeat("━", filled)) + st.Muted.Render(strings.Repeat("─", barW-filled))
+		right := "  " + speedText(pr.Speed) + "  " + pr.Pos.UTC().Format("15:04:05 UTC")
+		if f[1] {
+			right = "  " + speedText(pr.Speed) + "  " + pr.Pos.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		switch {
+		case pr.Damage != "":
+			d := pr.Damage
+			if !f[2] {
+				d, _, _ = strings.Cut(d, " (")
+			}
+			right += "  " + st.Warn.Render("file "+d+": stops here")
+		case pr.Ended:
+			right += "  end of recording (home: start over)"
+		case pr.Seeking:
+			right += "  rebuilding history…"
+		}
+		room := m.width - ansi.StringWidth(left) - ansi.StringWidth(right)
+		if room < 0 {
+			continue // does not fit even without the bar
+		}
+		barW := room - 2
+		bar := ""
+		if barW >= 8 {
+			barW = min(barW, 40)
+			filled := 0
+			if total > 0 {
+				filled = int(float64(barW) * float64(at) / float64(total))
+			}
+			filled = max(0, min(barW, filled))
+			bar = " " + st.Accent.Render(strings.Repeat("━", filled)) + st.Muted.Render(strings.Repeat("─", barW-filled))
+		}
+		return left + bar + right
 	}
-	return left + bar + right
+	return ansi.Truncate(fmt.Sprintf("%s %s / %s", state, clock(at), clock(total)), m.width-1, "") + "…"
 }
 
 // clock formats a duration as m:ss (h:mm:ss past an hour).

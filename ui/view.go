@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -101,8 +102,7 @@ func (m *Model) View() string {
 		return ""
 	}
 	if m.mode() == modeTooSmall {
-		msg := fmt.Sprintf("terminal too small (need %d×%d)", minWidth, minHeight)
-		return fit(msg, m.width, m.height)
+		return fit(tooSmall(m.width), m.width, m.height)
 	}
 	st := m.cfg.Styles
 	var b strings.Builder
@@ -113,6 +113,7 @@ func (m *Model) View() string {
 	b.WriteString(panels.Summary(m.shown, st, m.width, panels.SummaryState{
 		Paused: m.paused, Interval: m.cfg.Interval, Window: win, NextWindow: m.cfg.Window,
 		Now: m.now(), LastTick: m.lastTick, Label: m.replayMode(),
+		More: "(c)", Recording: m.cfg.Recording,
 	}))
 	b.WriteByte('\n')
 	if m.filterShown() {
@@ -165,18 +166,44 @@ func (m *Model) View() string {
 	return fit(b.String(), m.width, m.height)
 }
 
+// tooSmall is the message for a terminal under the minimum size, in the
+// longest wording that fits w cells whole.
+func tooSmall(w int) string {
+	need := fmt.Sprintf("%d×%d", minWidth, minHeight)
+	for _, msg := range []string{"terminal too small (need " + need + ")", "too small: need " + need, "need " + need} {
+		if ansi.StringWidth(msg) <= w {
+			return msg
+		}
+	}
+	return need
+}
+
 // tabBar lists the panels with the focused one marked by style and by
 // brackets (never by colour alone). Titles shorten to fit the width.
 func (m *Model) tabBar() string { return strings.Join(m.tabItems(), "") }
 
-// tabItems are the tab bar's tabs, rendered.
+// tabItems are the tab bar's tabs, rendered: the longest form that fits
+// (full titles, then shorter ones, then one word each, then only the
+// focused tab named), never less than the numbers with the focused tab
+// in brackets.
 func (m *Model) tabItems() []string {
 	st := m.cfg.Styles
-	for _, short := range []int{0, 1, 2} {
+	const levels = 5
+	for short := 0; short < levels; short++ {
 		parts := make([]string, len(m.panels))
 		width := 0
 		for i, p := range m.panels {
-			name := fmt.Sprintf("%d %s", i+1, tabTitle(p.Title(), short))
+			level := short
+			if short == 3 {
+				level = 2 // the focused tab keeps its word; the others are numbers
+				if i != m.focus {
+					level = 4
+				}
+			}
+			name := strconv.Itoa(i + 1)
+			if t := tabTitle(p.Title(), level); t != "" {
+				name += " " + t
+			}
 			if i == m.focus {
 				parts[i] = st.TabActive.Render("[" + name + "]")
 			} else {
@@ -184,7 +211,7 @@ func (m *Model) tabItems() []string {
 			}
 			width += ansi.StringWidth(parts[i])
 		}
-		if width <= m.width || short == 2 {
+		if width <= m.width || short == levels-1 {
 			return parts
 		}
 	}
@@ -192,22 +219,25 @@ func (m *Model) tabItems() []string {
 }
 
 // tabTitle shortens a panel title: 0 = full, 1 = first word(s) before
-// ":" or "&", 2 = just the number.
+// ":" or "&", 2 = one word, 4 = nothing (just the number).
 func tabTitle(t string, level int) string {
 	switch level {
 	case 0:
 		return t
-	case 1:
+	case 1, 2:
 		if i := strings.IndexAny(t, ":&"); i > 0 {
 			t = t[:i]
 		}
-		if f := strings.Fields(t); len(f) > 1 && len(t) > 8 {
-			if f[0] == "KV" || f[0] == "Token" {
-				return strings.Join(f[:2], " ")
-			}
+		f := strings.Fields(t)
+		switch {
+		case len(f) <= 1 || len(t) <= 8:
+			return strings.TrimSpace(t)
+		case level == 2 && f[0] == "Token":
+			return "Cadence"
+		case level == 2 || (f[0] != "KV" && f[0] != "Token"):
 			return f[0]
 		}
-		return strings.TrimSpace(t)
+		return strings.Join(f[:2], " ")
 	}
 	return ""
 }
@@ -219,7 +249,7 @@ var helpLegend = []string{
 	"▸   the selected worker (enter opens its details)",
 }
 
-// fit forces s to exactly w×h cells: lines are truncated or padded, extra
+// fit forces s to exactly w×h cells: lines are truncated (ending in …) or padded, extra
 // lines dropped, missing ones added.
 func fit(s string, w, h int) string {
 	lines := strings.Split(s, "\n")
@@ -231,7 +261,7 @@ func fit(s string, w, h int) string {
 	}
 	for i, l := range lines {
 		if lw := ansi.StringWidth(l); lw > w {
-			l = ansi.Truncate(l, w, "")
+			l = ansi.Truncate(l, w, "…")
 		}
 		if pad := w - ansi.StringWidth(l); pad > 0 {
 			l += strings.Repeat(" ", pad)

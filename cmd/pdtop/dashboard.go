@@ -33,7 +33,8 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	vf.registerRecord(fs)
 	tf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL [--prefill URL … --decode URL …] [--config FILE] [flags]\n\n")
+		fmt.Fprint(fs.Output(), usage)
+		fmt.Fprint(fs.Output(), "\nThe dashboard on a real fleet:\n  pdtop --gateway URL [--prefill URL … --decode URL …] [--config FILE] [flags]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -122,7 +123,7 @@ func pickTheme(name string) (themes.Theme, error) {
 // dashboard scrapes the fleet and runs the TUI until the user quits.
 func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) error {
 	if fh, ok := stdout.(*os.File); !ok || !term.IsTerminal(fh.Fd()) {
-		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use 'pdtop snapshot' (same target flags) for text or JSON")
+		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use %s for text or JSON", f.snapshotCmd())
 	}
 	theme, err := pickTheme(vf.theme)
 	if err != nil {
@@ -156,12 +157,14 @@ func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) er
 		backend = noticeBackend{Backend: backend, notice: f.notice}
 	}
 	m := ui.New(ui.Config{
-		Backend:  backend,
-		Interval: vf.interval,
-		Timeout:  vf.timeout,
-		Window:   vf.window,
-		Styles:   themes.NewStyles(theme),
-		Mouse:    vf.mouse,
+		Backend:   backend,
+		Interval:  vf.interval,
+		Timeout:   vf.timeout,
+		Window:    vf.window,
+		Styles:    themes.NewStyles(theme),
+		Mouse:     vf.mouse,
+		Recording: recordingName(vf.record),
+		Help:      f.help,
 	})
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20)}
 	if vf.mouse {
@@ -302,4 +305,13 @@ func (b noticeBackend) Detail(targetID string, at time.Time, window time.Duratio
 		return d.Detail(targetID, at, window)
 	}
 	return nil
+}
+
+// recordingName is the file --record writes, as the summary line shows it
+// ("● REC demo.pdrec"): its base name; "" when not recording.
+func recordingName(path string) string {
+	if path == "" {
+		return ""
+	}
+	return filepath.Base(path)
 }

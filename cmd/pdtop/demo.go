@@ -25,16 +25,25 @@ type simFlags struct {
 
 func (s *simFlags) register(fs *flag.FlagSet) {
 	fs.Int64Var(&s.seed, "seed", 1, "simulation `seed` (same seed, same fleet)")
-	names := []string{"cycle"}
-	for _, sc := range sim.Scenarios() {
-		names = append(names, sc.Name)
-	}
-	fs.StringVar(&s.scenario, "scenario", "cycle", "`scenario`: "+strings.Join(names, ", "))
+	fs.StringVar(&s.scenario, "scenario", "cycle", "`scenario` to play: one of those below, or cycle (each in turn)")
 	fs.StringVar(&s.gateway, "gateway-gen", sim.GatewaySMG, "gateway `generation` to impersonate: smg, legacy, 2026")
 	fs.IntVar(&s.prefill, "prefill", 2, "prefill `workers`")
 	fs.IntVar(&s.decode, "decode", 2, "decode `workers`")
 	fs.IntVar(&s.replicas, "replicas", 1, "gateway `replicas`")
 	fs.Float64Var(&s.speed, "speed", 1, "simulated seconds per wall-clock second")
+}
+
+// scenarioHelp lists every scenario with its one-line description, for
+// the -h of the commands that take --scenario.
+func scenarioHelp() string {
+	var b strings.Builder
+	b.WriteString("\nScenarios (--scenario NAME; the default, cycle, plays them in this order):\n")
+	for _, sc := range sim.Scenarios() {
+		fmt.Fprintf(&b, "  %-18s %s\n", sc.Name, sc.Description)
+	}
+	b.WriteString("The cycle skips replica-skew with one gateway replica (--replicas 2 plays it).\n" +
+		"While it runs, the footer names the scenario and ? says what to look for.\n")
+	return b.String()
 }
 
 func (s *simFlags) fleet() (*sim.Fleet, error) {
@@ -44,6 +53,14 @@ func (s *simFlags) fleet() (*sim.Fleet, error) {
 	sc := s.scenario
 	if sc == "cycle" {
 		sc = ""
+	}
+	if _, ok := scenarioInfo(sc); !ok && sc != "" {
+		names := []string{"cycle"}
+		for _, i := range sim.Scenarios() {
+			names = append(names, i.Name)
+		}
+		return nil, fmt.Errorf("--scenario %q: no such scenario; choose one of %s ('pdtop demo -h' says what each shows)",
+			s.scenario, strings.Join(names, ", "))
 	}
 	return sim.New(sim.Config{Seed: s.seed, Prefill: s.prefill, Decode: s.decode,
 		Replicas: s.replicas, Gateway: s.gateway, Scenario: sc})
@@ -65,7 +82,7 @@ func demoTargets(eps []sim.Endpoint) []sources.Target {
 // has no worker list, so there the workers are the fleet's endpoints,
 // followed as scenarios add and remove them.
 func demoFleet(f *sim.Fleet, eps []sim.Endpoint) *fleet {
-	fl := &fleet{http: map[string]targetHTTP{}}
+	fl := &fleet{http: map[string]targetHTTP{}, demo: true}
 	fl.disc.Interval, fl.disc.MaxTargets = 5*time.Second, 1024
 	discover := f.Config().Gateway != sim.Gateway2026
 	for _, t := range demoTargets(eps) {
@@ -113,6 +130,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: pdtop demo [flags]\n\nRuns the dashboard on an embedded, simulated PD fleet served on loopback.\n\n")
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), scenarioHelp())
 	}
 	if err := parse(fs, args); err != nil {
 		return err
@@ -135,9 +153,36 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fl := demoFleet(f, eps)
 	fl.notice = func() string {
 		name, at := f.Scenario()
-		return fmt.Sprintf("demo: %s %s", name, fmtClock(at))
+		n := fmt.Sprintf("demo: %s %s", name, fmtClock(at))
+		if i, ok := scenarioInfo(name); ok {
+			n += " — " + i.Description
+		}
+		return n
+	}
+	fl.help = func() (string, string) {
+		name, at := f.Scenario()
+		i, ok := scenarioInfo(name)
+		if !ok {
+			return "", ""
+		}
+		heading := fmt.Sprintf("Demo scenario: %s (%s in)", name, fmtClock(at))
+		text := i.Description + ".\nWhat to look for: " + i.Signature + "."
+		if sf.scenario == "cycle" {
+			text += "\nThe demo cycles through every scenario ('pdtop demo -h' lists them; --scenario NAME plays one)."
+		}
+		return heading, text
 	}
 	return dashboard(ctx, fl, vf, stdout)
+}
+
+// scenarioInfo is the named scenario's description.
+func scenarioInfo(name string) (sim.ScenarioInfo, bool) {
+	for _, i := range sim.Scenarios() {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return sim.ScenarioInfo{}, false
 }
 
 func runSim(args []string, stdout, stderr io.Writer) error {
@@ -149,6 +194,7 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: pdtop sim [flags]\n\nServes only the demo fleet's endpoints and prints them, for pdtop in another terminal or a Prometheus server.\n\n")
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), scenarioHelp())
 	}
 	if err := parse(fs, args); err != nil {
 		return err

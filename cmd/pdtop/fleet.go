@@ -40,6 +40,11 @@ type fleet struct {
 	// notice, when set, supplies the footer's notice line (the demo
 	// scenario playing).
 	notice func() string
+	// help, when set, adds a section to the help overlay (the demo's
+	// scenario: what it should show).
+	help func() (heading, text string)
+	// demo is the embedded demo fleet (for messages that name a command).
+	demo bool
 	// disco is the worker discovery backend built, nil without any
 	// gateway to discover from.
 	disco *discovery.Discoverer
@@ -124,6 +129,15 @@ func (f *fleet) backend(vf viewFlags, logger *slog.Logger, clock func() time.Tim
 		start(ctx)
 		go d.Run(ctx)
 	}, nil
+}
+
+// snapshotCmd is the command that prints this fleet as text or JSON,
+// quoted, with which flags it takes.
+func (f *fleet) snapshotCmd() string {
+	if f.demo {
+		return "'pdtop snapshot demo' (same demo flags)"
+	}
+	return "'pdtop snapshot' (same target flags)"
 }
 
 // fromConfig turns a parsed config file into a fleet.

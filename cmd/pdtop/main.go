@@ -13,14 +13,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 const usage = `pdtop — a terminal dashboard for prefill/decode-disaggregated LLM serving
 
 Usage:
   pdtop demo [flags]            run the dashboard on an embedded demo fleet
-  pdtop [flags]                 run the dashboard on a real fleet (target flags below)
-  pdtop record -o FILE [flags]  record every raw scrape (of targets, or --demo) to FILE
+  pdtop [flags]                 run the dashboard on a real fleet ('pdtop -h' for its flags)
+  pdtop record -o FILE [flags]  record every raw scrape (of targets, or demo) to FILE
   pdtop replay FILE [flags]     play a recording back in the dashboard (--speed, p, ←/→)
   pdtop snapshot [flags]        scrape for a few seconds, print the panels as text or JSON, exit
   pdtop snapshot demo [flags]   the same on the embedded demo fleet
@@ -73,4 +74,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "pdtop:", err)
 	return 1
+}
+
+// demoArg finds the word "demo" among a command's arguments — first, or
+// after flags ("pdtop record -o x.pdrec demo") — where it is not a flag's
+// value, and removes it. flags registers every flag the command may take,
+// so that a flag's value is told from the word (a bool flag takes none).
+func demoArg(args []string, flags func(*flag.FlagSet)) ([]string, bool) {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	flags(fs)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return args, false
+		case a == "demo":
+			return append(append([]string(nil), args[:i]...), args[i+1:]...), true
+		case len(a) > 1 && a[0] == '-':
+			name := strings.TrimLeft(a, "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil {
+				if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+					continue
+				}
+			}
+			i++ // the flag's value
+		}
+	}
+	return args, false
 }

@@ -134,16 +134,22 @@ func runRecord(args []string, stdout, stderr io.Writer) error {
 	var sf simFlags
 	// The demo fleet's flags (--prefill N …) and the target flags
 	// (--prefill URL …) share names: "demo" (or --demo) picks the set.
-	demoMode := false
-	if len(args) > 0 && args[0] == "demo" {
-		demoMode, args = true, args[1:]
-	}
+	// "demo" may come first or after flags ("pdtop record -o x.pdrec demo").
+	args, demoMode := demoArg(args, func(fs *flag.FlagSet) {
+		var vf viewFlags
+		var tf targetFlags
+		vf.registerScrape(fs)
+		tf.register(fs)
+		fs.String("o", "", "")
+		fs.Bool("demo", false, "")
+		fs.Duration("duration", 0, "") // the demo's flags all take a value
+	})
 	for _, a := range args {
 		if a == "--demo" || a == "-demo" || a == "--demo=true" || a == "-demo=true" {
 			demoMode = true
 		}
 	}
-	vf.register(fs)
+	vf.registerScrape(fs)
 	if demoMode {
 		sf.register(fs)
 	} else {
@@ -163,6 +169,9 @@ back with 'pdtop replay FILE'.
 
 `)
 		fs.PrintDefaults()
+		if demoMode {
+			fmt.Fprint(fs.Output(), scenarioHelp())
+		}
 	}
 	if err := parse(fs, args); err != nil {
 		return err

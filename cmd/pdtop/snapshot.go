@@ -72,10 +72,13 @@ and exits. Exits 1 with the reasons when no target answered.
 `
 
 func runSnapshot(args []string, stdout, stderr io.Writer) error {
-	demo := len(args) > 0 && args[0] == "demo"
-	if demo {
-		args = args[1:]
-	}
+	// "demo" may come first or after flags ("pdtop snapshot --window 5s demo").
+	args, demo := demoArg(args, func(fs *flag.FlagSet) {
+		var snf snapFlags
+		var tf targetFlags
+		snf.register(fs)
+		tf.register(fs) // the demo's flags all take a value
+	})
 	fs := flag.NewFlagSet("pdtop snapshot", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var snf snapFlags
@@ -119,6 +122,16 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		if fl, err = liveFleet(fs, &vf, &tf, false); err != nil {
 			return err
 		}
+	}
+	if isTerminal(stderr) {
+		// Nothing else is printed for --window: say what is going on.
+		what := fmt.Sprintf("%d targets", len(fl.targets))
+		if fl.demo {
+			what = "the demo fleet"
+		} else if len(fl.gateways) > 0 {
+			what += " and the workers their gateways list"
+		}
+		fmt.Fprintf(stderr, "pdtop: collecting %s from %s (every %s)…\n", span(snf.window), what, snf.interval)
 	}
 	snap, err := collectSnapshot(ctx, fl, snf)
 	if err != nil {
@@ -230,12 +243,18 @@ func snapshotText(s *sources.Snapshot, w int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "pdtop snapshot · %s · window %s · %d/%d targets up\n",
 		s.Time.UTC().Format("2006-01-02 15:04:05 MST"), s.Window, s.Fleet.TargetsUp, s.Fleet.Targets)
-	b.WriteString(strings.TrimRight(panels.Summary(s, st, w, panels.SummaryState{Window: s.Window, Label: "snapshot"}), " "))
+	b.WriteString(strings.TrimRight(panels.Summary(s, st, w, panels.SummaryState{Window: s.Window, Label: "snapshot", NoCharts: true}), " "))
 	b.WriteString("\n")
 	if cs := s.Crossings(); len(cs) > 0 {
 		b.WriteString("\nOver threshold:\n")
 		for _, c := range cs {
 			b.WriteString("  ! " + panels.CrossingText(c) + "\n")
+		}
+	}
+	if fs := panels.FindingLines(s); len(fs) > 0 {
+		b.WriteString("\nFindings:\n")
+		for _, f := range fs {
+			b.WriteString("  " + f + "\n")
 		}
 	}
 	for id := panels.ID(0); id < panels.NumPanels; id++ {
@@ -245,4 +264,20 @@ func snapshotText(s *sources.Snapshot, w int) string {
 		}
 	}
 	return b.String()
+}
+
+// isTerminal reports whether w is a terminal (progress messages go to
+// stderr only then, so scripts' logs stay clean).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// span formats a duration briefly: "10s", "1m30s", "2m".
+func span(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	return s
 }

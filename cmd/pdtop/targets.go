@@ -35,12 +35,18 @@ type viewFlags struct {
 }
 
 func (v *viewFlags) register(fs *flag.FlagSet) {
+	v.registerScrape(fs)
+	fs.StringVar(&v.theme, "theme", "", "colour theme: dark, light, high-contrast, mono (default dark; mono when NO_COLOR is set or TERM=dumb)")
+	fs.BoolVar(&v.mouse, "mouse", false, "use the mouse: click focuses a panel or tab, the wheel scrolls (off by default so the terminal's own selection works)")
+}
+
+// registerScrape adds the flags of a command that scrapes without
+// drawing (pdtop record): no --theme or --mouse.
+func (v *viewFlags) registerScrape(fs *flag.FlagSet) {
 	fs.DurationVar(&v.interval, "interval", time.Second, "refresh `interval` (scrape every target this often)")
 	fs.DurationVar(&v.timeout, "timeout", 0, "per-scrape `deadline` covering connect, headers and body, at most --interval (default: 90% of --interval, at least 500ms)")
 	fs.DurationVar(&v.window, "window", time.Minute, "`window` for rates, quantiles and hit ratios")
-	fs.StringVar(&v.theme, "theme", "", "colour theme: dark, light, high-contrast, mono (default dark; mono when NO_COLOR is set or TERM=dumb)")
 	fs.StringVar(&v.logFile, "log", "", "write a log of scrape failures and events to this `file`")
-	fs.BoolVar(&v.mouse, "mouse", false, "use the mouse: click focuses a panel or tab, the wheel scrolls (off by default so the terminal's own selection works)")
 }
 
 // registerRecord adds --record, for the commands that scrape.

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	pconfig "github.com/prometheus/common/config"
-	"github.com/prometheus/common/model"
 	yaml "go.yaml.in/yaml/v2"
 
 	"github.com/pdtop/pdtop/sources"
@@ -113,9 +112,9 @@ type Discovery struct {
 }
 
 type rawFile struct {
-	Interval     model.Duration     `yaml:"interval"`
-	Timeout      model.Duration     `yaml:"timeout"`
-	Window       model.Duration     `yaml:"window"`
+	Interval     duration           `yaml:"interval"`
+	Timeout      duration           `yaml:"timeout"`
+	Window       duration           `yaml:"window"`
 	MaxBodyBytes int64              `yaml:"max_body_bytes"`
 	Thresholds   sources.Thresholds `yaml:"thresholds"`
 	Discovery    rawDiscovery       `yaml:"discovery"`
@@ -124,10 +123,10 @@ type rawFile struct {
 }
 
 type rawDiscovery struct {
-	Interval       model.Duration `yaml:"interval"`
-	MaxTargets     int            `yaml:"max_targets"`
-	CredentialsFor []string       `yaml:"credentials_for"`
-	AllowNetworks  []string       `yaml:"allow_networks"`
+	Interval       duration `yaml:"interval"`
+	MaxTargets     int      `yaml:"max_targets"`
+	CredentialsFor []string `yaml:"credentials_for"`
+	AllowNetworks  []string `yaml:"allow_networks"`
 }
 
 type rawGateway struct {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/prometheus/common/model"
 	yaml "go.yaml.in/yaml/v2"
 )
 
@@ -37,3 +38,33 @@ func yamlError(err error, _ []byte) error {
 var cannotUnmarshal = regexp.MustCompile("`[^`]*`")
 
 func redactValue(s string) string { return cannotUnmarshal.ReplaceAllString(s, "(value)") }
+
+// duration is a model.Duration ("500ms", "1s", "2m", "1h30m") whose
+// decoding error names its line. yaml v2 tells a custom unmarshaler
+// nothing of where it is, so on a bad value the node is decoded once more
+// into a type no scalar fits: the decoder's own type error names the line,
+// and the line is all that is kept of it (the value is not quoted: a
+// field next to a secret should not echo it).
+type duration model.Duration
+
+// UnmarshalYAML parses a Prometheus duration string.
+func (d *duration) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err != nil {
+		return err
+	}
+	v, err := model.ParseDuration(s)
+	if err == nil {
+		*d = duration(v)
+		return nil
+	}
+	msg := "not a duration: want a number and a unit, e.g. 500ms, 1s, 2m"
+	var probe struct{}
+	var te *yaml.TypeError
+	if perr := unmarshal(&probe); errors.As(perr, &te) && len(te.Errors) > 0 {
+		if line, _, ok := strings.Cut(te.Errors[0], ":"); ok && strings.HasPrefix(line, "line ") {
+			msg = line + ": " + msg
+		}
+	}
+	return &yaml.TypeError{Errors: []string{msg}}
+}

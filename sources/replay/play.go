@@ -94,6 +94,7 @@ func (p *Player) rebuild(target time.Time) error {
 	}
 	p.f, p.cur, p.pending = f, cur, nil
 	p.st = store.New(p.opts.Store)
+	p.fromStart = m == 0
 	start := p.members[m].first
 	var list *targetList
 	for i := range p.lists {
@@ -172,12 +173,17 @@ func (p *Player) Snapshot(window time.Duration) *sources.Snapshot {
 	pos := p.pos
 	p.mu.Unlock()
 	p.work.Lock()
-	st := p.st
+	st, fromStart := p.st, p.fromStart
 	p.work.Unlock()
 	if st == nil {
-		st = store.New(p.opts.Store)
+		st, fromStart = store.New(p.opts.Store), true
 	}
-	return st.SnapshotWith(pos, window, p.opts.Thresholds)
+	snap := st.SnapshotWith(pos, window, p.opts.Thresholds)
+	snap.Since = "the recording started"
+	if !fromStart {
+		snap.Since = "the replay's history began (" + snap.DataSince.UTC().Format("15:04:05") + " UTC)"
+	}
+	return snap
 }
 
 // Progress reports the position in the recording.

@@ -62,11 +62,14 @@ type Player struct {
 	damageShort string // the same in a few words
 
 	// work is held by the replay job while it reads and ingests.
-	work    sync.Mutex
-	st      *store.Store
-	f       *os.File
-	cur     *record.Reader
-	pending *record.Record // read, not yet due
+	work sync.Mutex
+	st   *store.Store
+	// fromStart: st's history was replayed from the recording's start
+	// (not rebuilt from a later point after a seek).
+	fromStart bool
+	f         *os.File
+	cur       *record.Reader
+	pending   *record.Record // read, not yet due
 
 	// mu guards the playback state below; never held during I/O.
 	mu         sync.Mutex

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -319,7 +320,11 @@ func (c Config) resolve() (Config, error) {
 		return c, fmt.Errorf("sim: Tick = %v, want 1ms..1s", c.Tick)
 	}
 	if _, ok := scenarioByName(c.Scenario); !ok {
-		return c, fmt.Errorf("sim: unknown scenario %q (see sim.Scenarios)", c.Scenario)
+		names := []string{ScenarioCycle}
+		for _, s := range scenarios {
+			names = append(names, s.info.Name)
+		}
+		return c, fmt.Errorf("sim: unknown scenario %q (have %s)", c.Scenario, strings.Join(names, ", "))
 	}
 	if err := c.Workload.validate(); err != nil {
 		return c, err

@@ -75,7 +75,8 @@ const (
 	// traffic at once (least loaded) with a cold cache — its hit ratio starts
 	// well below the fleet's; the prefill waiting queue and TTFT come down.
 	ScenarioScaleOut = "scale-out"
-	// ScenarioCycle runs every scenario in turn (the live-demo default);
+	// ScenarioCycle runs every scenario in turn (the live-demo default),
+	// starting with announcement and ending with a minute of steady;
 	// conditions reset between scenarios and scale-out's worker is removed
 	// again at the end of its turn.
 	ScenarioCycle = "cycle"
@@ -91,7 +92,7 @@ type ScenarioInfo struct {
 	// Signature says which panel shows what when it happens.
 	Signature string
 	// Length is one run of the scenario in simulated time (its turn in
-	// the cycle).
+	// the cycle; steady's is one minute there, and endless on its own).
 	Length time.Duration
 }
 
@@ -103,10 +104,10 @@ type scenario struct {
 	script func(s *scenarioRun, off time.Duration)
 }
 
+// scenarios, in cycle order: the cycle opens with something that moves
+// within a minute (each scenario's first minute is steady traffic, its
+// baseline), and steady's own turn is a calm minute before it starts over.
 var scenarios = []scenario{
-	{info: ScenarioInfo{ScenarioSteady, "nominal document-assistant traffic with occasional bursts",
-		"all panels calm: no 429s, retries or transfer failures; small prefill queues; actual hit ratio stable a little below predicted",
-		4 * time.Minute}, script: func(*scenarioRun, time.Duration) {}},
 	{info: ScenarioInfo{ScenarioAnnouncement, "a company-wide email links 100 new documents (1:00)",
 		"cache: actual hit ratio dips then recovers above steady; prefill queueing and TTFT p99 spike in the first minute",
 		5 * time.Minute}, script: announcement},
@@ -128,6 +129,9 @@ var scenarios = []scenario{
 	{info: ScenarioInfo{ScenarioScaleOut, "overloaded prefill pool; a new prefill worker joins at 1:00",
 		"targets/capacity: pool +1, new worker in /workers takes traffic with a cold cache; prefill queue shrinks",
 		5 * time.Minute}, script: scaleOut},
+	{info: ScenarioInfo{ScenarioSteady, "nominal document-assistant traffic with occasional bursts",
+		"all panels calm: no 429s, retries or transfer failures; small prefill queues; actual hit ratio stable a little below predicted",
+		time.Minute}, script: func(*scenarioRun, time.Duration) {}},
 }
 
 // Scenarios lists the scenarios in cycle order (the cycle itself is

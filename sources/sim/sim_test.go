@@ -41,8 +41,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 
 func TestScenariosListed(t *testing.T) {
 	infos := Scenarios()
-	want := []string{ScenarioSteady, ScenarioAnnouncement, ScenarioPrefillRestart, ScenarioEvictionPressure,
-		ScenarioReplicaSkew, ScenarioCongestedLink, ScenarioDecodeSaturation, ScenarioScaleOut}
+	want := []string{ScenarioAnnouncement, ScenarioPrefillRestart, ScenarioEvictionPressure,
+		ScenarioReplicaSkew, ScenarioCongestedLink, ScenarioDecodeSaturation, ScenarioScaleOut, ScenarioSteady}
 	if len(infos) != len(want) {
 		t.Fatalf("Scenarios() has %d entries, want %d", len(infos), len(want))
 	}
@@ -177,6 +177,21 @@ func TestStepIsTickAligned(t *testing.T) {
 	}
 }
 
+// TestCycleMovesSoon: a presenter starting the default demo sees
+// something happen within the first two minutes, not four calm ones.
+func TestCycleMovesSoon(t *testing.T) {
+	f, err := New(Config{Seed: 2, Prefill: 2, Decode: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, _ := f.Scenario(); name == ScenarioSteady {
+		t.Fatalf("the cycle opens with steady")
+	}
+	if got := Scenarios()[len(Scenarios())-1]; got.Name != ScenarioSteady || got.Length > time.Minute {
+		t.Errorf("steady's turn closes the cycle and is short: %+v", got)
+	}
+}
+
 func TestRunStopsWithContext(t *testing.T) {
 	f, err := New(Config{Seed: 1})
 	if err != nil {
@@ -210,8 +225,8 @@ func TestCycleVisitsEveryScenario(t *testing.T) {
 			t.Errorf("the cycle never played %q", s.Name)
 		}
 	}
-	if name, _ := f.Scenario(); name != ScenarioSteady {
-		t.Errorf("after one full cycle the fleet plays %q, want it to start over with steady", name)
+	if name, _ := f.Scenario(); name != Scenarios()[0].Name {
+		t.Errorf("after one full cycle the fleet plays %q, want it to start over with %s", name, Scenarios()[0].Name)
 	}
 	// scale-out's worker was removed again at the end of its turn.
 	live := 0

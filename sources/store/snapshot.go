@@ -72,6 +72,11 @@ func (s *Store) derive(now time.Time, window time.Duration) *sources.Snapshot {
 	var workers, gateways []*targetState
 	for _, st := range s.sorted() {
 		st.idx = st.stepIndex(steps)
+		if st.hist.len() > 0 {
+			if t := st.hist.at(0).t; snap.DataSince.IsZero() || t.Before(snap.DataSince) {
+				snap.DataSince = t
+			}
+		}
 		status := st.status(now, window)
 		if id := st.t.Gateway; id != "" {
 			status.Gateway = id
