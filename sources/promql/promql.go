@@ -1,0 +1,252 @@
+// Package promql is the Prometheus-API backend: instead of scraping every
+// worker, pdtop asks a server that already does (Prometheus, Thanos,
+// Mimir, VictoriaMetrics — anything speaking the Prometheus HTTP API) for
+// the same canonical signals, and derives the same sources.Snapshot the
+// direct-scraping store derives, so the same panels draw it.
+//
+// The work is pushed to the server: rates, increases, histogram quantiles
+// and per-pool sums are PromQL (see plan), the per-worker tables ask only
+// for the rows that fit on screen (topk per role by queue depth or KV
+// usage, plus every worker whose scrapes fail), and chart history is
+// backfilled with range queries whose step keeps a chart at its width. With
+// the recording rules of Rules loaded into the server, pool figures come
+// from recorded series and stay cheap at 10,000 workers.
+//
+// Workers are told apart by one label (Options.InstanceLabel, "instance"
+// by default: what Prometheus sets from the scrape address, which is also
+// what the gateway's worker label normalises to). Roles come from a label
+// on the workers' scheduler series: SGLang's own engine_type
+// (prefill/decode/unified), or any label the operator sets with
+// relabelling (Options.RoleLabel). Gateway replicas and their generation
+// (smg, legacy or 2026 sgl-router) are recognised from the series each
+// instance exposes, with the schema's fingerprint rules.
+//
+// Server failures are shown like target failures, on a target named
+// "prometheus": 400/422 (bad query: the query is shown), 503 or a server
+// timeout (overloaded: pdtop backs off), timeouts, refused connections,
+// and answers with warnings (partial data). Every label value placed into
+// PromQL is escaped (Quote, OneOf).
+package promql
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/config"
+
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/scrape"
+)
+
+// Options configure a Backend. The zero value works against a Prometheus
+// scraping SGLang workers with their default labels.
+type Options struct {
+	// Selector narrows every series pdtop reads, e.g.
+	// {namespace="serving"} (see ParseSelector).
+	Selector []Matcher
+	// InstanceLabel tells workers and gateway replicas apart (default
+	// "instance").
+	InstanceLabel string
+	// RoleLabel carries a worker's role: prefill, decode, or
+	// unified/regular/mixed (default "engine_type", set by SGLang itself).
+	RoleLabel string
+	// Rows is how many workers per role get a row with per-worker figures
+	// (default 50): the top ones by waiting queue (prefill, unified) or KV
+	// usage (decode), plus the ones whose scrapes fail. Pool and fleet
+	// figures always cover every worker.
+	Rows int
+	// Interval is the dashboard's refresh interval (default 1s).
+	Interval time.Duration
+	// ScrapeInterval is how often the server scrapes the workers; 0 means
+	// detect it from the samples. Rate windows are never shorter than
+	// twice this.
+	ScrapeInterval time.Duration
+	// QueryTimeout is the server-side timeout of each query (default 10s).
+	QueryTimeout time.Duration
+	// Concurrency bounds queries in flight (default 8).
+	Concurrency int
+	// MaxResponseBytes caps one response body (default 64 MiB).
+	MaxResponseBytes int64
+	// ChartPoints is the most points a chart has (default 120: the chart
+	// width of a 200-column layout); ChartSpan the shortest time a chart
+	// covers (default 5m). Range-query steps follow from them.
+	ChartPoints int
+	ChartSpan   time.Duration
+	// MaxWindow is the longest window the dashboard may ask for (15m).
+	MaxWindow time.Duration
+	// Clock is the local wall clock (default time.Now).
+	Clock func() time.Time
+	// Thresholds are attached to every snapshot.
+	Thresholds sources.Thresholds
+}
+
+func (o *Options) defaults() {
+	if o.InstanceLabel == "" {
+		o.InstanceLabel = "instance"
+	}
+	if o.RoleLabel == "" {
+		o.RoleLabel = "engine_type"
+	}
+	if o.Rows <= 0 {
+		o.Rows = 50
+	}
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.QueryTimeout <= 0 {
+		o.QueryTimeout = 10 * time.Second
+	}
+	if o.ChartPoints <= 0 {
+		o.ChartPoints = 120
+	}
+	if o.ChartSpan <= 0 {
+		o.ChartSpan = 5 * time.Minute
+	}
+	if o.MaxWindow <= 0 {
+		o.MaxWindow = 15 * time.Minute
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+}
+
+// Backend reads the fleet from a Prometheus-compatible server. It is safe
+// for concurrent use.
+type Backend struct {
+	opts Options
+	url  string
+	c    *client
+	plan *plan
+
+	mu      sync.Mutex
+	window  time.Duration // the window the dashboard last asked for
+	now     *frame        // latest instant results
+	hist    *history      // latest range results
+	server  serverState
+	charts  chartCache
+	events  []sources.Event
+	restart map[string][]time.Time // worker → restart times seen
+	gens    map[string]string      // gateway instance → generation, as last recognised
+	rounds  int
+}
+
+// New returns a backend for the server at rawURL (e.g.
+// http://prometheus:9090, or a Thanos/Mimir query front-end with its path
+// prefix). HTTP settings — auth, TLS, proxy — come from cfg, as for a
+// Prometheus scrape config; credentials are never sent over plain http to
+// a host that is not loopback. The error names what is wrong.
+func New(rawURL string, cfg config.HTTPClientConfig, opts Options) (*Backend, error) {
+	opts.defaults()
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("--prometheus %s: want an http or https URL such as http://prometheus:9090", sources.DisplayURL(rawURL))
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("--prometheus %s: no query string or fragment, please (tokens belong in the HTTP config)", sources.DisplayURL(rawURL))
+	}
+	for _, l := range []string{opts.InstanceLabel, opts.RoleLabel} {
+		if !ValidLabelName(l) {
+			return nil, fmt.Errorf("%q is not a label name", l)
+		}
+	}
+	if opts.InstanceLabel == opts.RoleLabel {
+		return nil, fmt.Errorf("the instance label and the role label must differ (both %q)", opts.RoleLabel)
+	}
+	sc, err := scrape.NewClient(cfg, scrape.Options{Timeout: opts.QueryTimeout + 5*time.Second, TargetURL: u.String()})
+	if err != nil {
+		return nil, err
+	}
+	c, err := newClient(strings.TrimSuffix(u.String(), "/"), sc.HTTPClient(), opts.MaxResponseBytes, opts.QueryTimeout, opts.Concurrency)
+	if err != nil {
+		return nil, fmt.Errorf("--prometheus: %v", err)
+	}
+	b := &Backend{opts: opts, url: u.String(), c: c, plan: newPlan(opts.Selector, opts.InstanceLabel, opts.RoleLabel),
+		window: time.Minute, restart: map[string][]time.Time{}, gens: map[string]string{}}
+	b.server.id = sources.DisplayURL(u.String())
+	return b, nil
+}
+
+// Job keys.
+const (
+	keyNow     = "promql:now"
+	keyHistory = "promql:history"
+)
+
+// Round returns the two jobs of a refresh: the instant queries (every
+// figure at now) and the range queries (chart history, per-row
+// sparklines, restarts). While the server is being backed off (after a
+// 503 or a server-side timeout) it returns none.
+func (b *Backend) Round() []sources.Job {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if now := b.opts.Clock(); now.Before(b.server.backoffUntil) {
+		return nil
+	}
+	b.rounds++
+	return []sources.Job{
+		{Key: keyNow, Run: b.runNow},
+		{Key: keyHistory, Run: b.runHistory},
+	}
+}
+
+// Busy notes that a job was still running at a tick: the server is slow.
+func (b *Backend) Busy(key string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.server.slow = true
+}
+
+// Now is the local wall clock.
+func (b *Backend) Now() time.Time { return b.opts.Clock() }
+
+// Snapshot derives the fleet view at Now over window (clamped to
+// Options.MaxWindow) from the latest query results. The next round's
+// queries use this window. Never nil.
+func (b *Backend) Snapshot(window time.Duration) *sources.Snapshot {
+	if window <= 0 {
+		window = time.Minute
+	}
+	if window > b.opts.MaxWindow {
+		window = b.opts.MaxWindow
+	}
+	b.mu.Lock()
+	b.window = window
+	now, hist, srv := b.now, b.hist, b.server
+	events := append([]sources.Event(nil), b.events...)
+	restarts := make(map[string][]time.Time, len(b.restart))
+	for k, v := range b.restart {
+		restarts[k] = v
+	}
+	b.mu.Unlock()
+	s := build(b, now, hist, srv, events, restarts, b.opts.Clock(), window)
+	s.Thresholds = b.opts.Thresholds.WithDefaults()
+	return s
+}
+
+// runWithRecover turns a panic in a job into a server failure, so a
+// malformed answer can never take the dashboard down.
+func (b *Backend) recovered(what string) {
+	if r := recover(); r != nil {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.server.fail(b.opts.Clock(), &sources.ScrapeError{Class: sources.ErrOther,
+			Message: "internal error while reading " + what + " (recovered)"})
+	}
+}
+
+// evalTime is the local clock moved onto the server's clock.
+func (b *Backend) evalTime() time.Time {
+	b.mu.Lock()
+	skew := b.server.skew
+	b.mu.Unlock()
+	return b.opts.Clock().Add(skew).Truncate(time.Millisecond)
+}
+
+var _ sources.Backend = (*Backend)(nil)
+
+// ctxDone reports a canceled context as a failure message.
+func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }

@@ -1,0 +1,323 @@
+package promql
+
+import (
+	"context"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/sanitize"
+	"github.com/pdtop/pdtop/sources/schema"
+)
+
+// frame is what one instant round found: each query's result by name. A
+// query that failed keeps the previous round's result (carried), so one
+// failing query leaves its figures stale instead of blanking the rest.
+type frame struct {
+	at      time.Time     // evaluation time, local clock
+	window  time.Duration // the window the rates cover
+	v       map[string]model.Vector
+	carried map[string]bool
+	rows    []rowRef
+	gens    map[string]string // gateway instance → generation
+}
+
+// rowRef is a worker that has a row.
+type rowRef struct {
+	inst string
+	role sources.Role
+}
+
+// runAll runs queries concurrently into f; a failed query keeps prev's
+// result and is returned.
+func (b *Backend) runAll(ctx context.Context, f, prev *frame, at time.Time, qs []query) []*queryFailure {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var fails []*queryFailure
+	for _, q := range qs {
+		wg.Add(1)
+		go func(q query) {
+			defer wg.Done()
+			v, fail := b.c.instant(ctx, q.name, q.q, at)
+			mu.Lock()
+			defer mu.Unlock()
+			if fail != nil {
+				fails = append(fails, fail)
+				if prev != nil && prev.v[q.name] != nil {
+					f.v[q.name] = prev.v[q.name]
+					f.carried[q.name] = true
+				}
+				return
+			}
+			f.v[q.name] = v
+		}(q)
+	}
+	wg.Wait()
+	return fails
+}
+
+// effectiveWindow is the rate window: the dashboard's, but never shorter
+// than two scrape intervals (a rate needs two samples).
+func effectiveWindow(w, scrape time.Duration) time.Duration {
+	if min := 2 * scrape; w < min {
+		return min
+	}
+	return w
+}
+
+func (b *Backend) scrapeInterval() time.Duration {
+	if b.opts.ScrapeInterval > 0 {
+		return b.opts.ScrapeInterval
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.server.scrapeInterval > 0 {
+		return b.server.scrapeInterval
+	}
+	return 15 * time.Second // Prometheus' default until detected
+}
+
+// runNow is the instant job: discovery, rows, pools and gateways at now.
+func (b *Backend) runNow(ctx context.Context) {
+	defer b.recovered("the instant queries")
+	start := b.opts.Clock()
+	b.mu.Lock()
+	window, prev, rounds := b.window, b.now, b.rounds
+	gens := make(map[string]string, len(b.gens))
+	for k, v := range b.gens {
+		gens[k] = v
+	}
+	b.mu.Unlock()
+	b.c.takeWarnings()
+
+	var fails []*queryFailure
+	if rounds%30 == 1 || b.needsCalibration() {
+		fails = append(fails, b.calibrate(ctx)...)
+	}
+	at := b.evalTime()
+	w := effectiveWindow(window, b.scrapeInterval())
+	f := &frame{at: at.Add(-b.skew()), window: w, v: map[string]model.Vector{}, carried: map[string]bool{}}
+
+	b.mu.Lock()
+	recorded := b.server.ruleWindows[dur(w)]
+	b.server.rules = recorded
+	b.mu.Unlock()
+	fails = append(fails, b.runAll(ctx, f, prev, at, b.phase1(w, gens, b.opts.Rows, recorded))...)
+	f.rows = decodeRows(f.v["rows"], b.plan)
+	f.gens = b.recognise(f, gens)
+
+	var qs []query
+	insts := make([]string, len(f.rows))
+	for i, r := range f.rows {
+		insts[i] = r.inst
+	}
+	qs = append(qs, b.rowQueries(w, insts)...)
+	byGen := map[string][]string{}
+	for inst, g := range f.gens {
+		byGen[g] = append(byGen[g], inst)
+	}
+	for g, gis := range byGen {
+		sort.Strings(gis)
+		qs = append(qs, b.gatewayQueries(w, g, gis, insts)...)
+	}
+	fails = append(fails, b.runAll(ctx, f, prev, at, qs)...)
+	warnings := b.c.takeWarnings()
+
+	end := b.opts.Clock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.now = f
+	b.gens = f.gens
+	b.server.duration = end.Sub(start)
+	b.server.slow = false
+	b.server.failures = fails
+	b.server.warnings = warnings
+	b.server.series = 0
+	for _, v := range f.v {
+		b.server.series += len(v)
+	}
+	var ev *sources.Event
+	if len(fails) > 0 {
+		ev = b.server.fail(end, worst(fails))
+	} else {
+		ev = b.server.ok(end, warnings)
+	}
+	if ev != nil {
+		b.addEvent(*ev)
+	}
+}
+
+// worst picks the failure to show: an overload (it changes what pdtop
+// does) before a bad query before anything else.
+func worst(fails []*queryFailure) *sources.ScrapeError {
+	best := fails[0]
+	rank := func(f *queryFailure) int {
+		switch {
+		case f.err.Status == 503:
+			return 0
+		case f.err.Class == ErrQuery:
+			return 1
+		}
+		return 2
+	}
+	for _, f := range fails[1:] {
+		if rank(f) < rank(best) {
+			best = f
+		}
+	}
+	return best.err
+}
+
+func (b *Backend) skew() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.server.skew
+}
+
+func (b *Backend) needsCalibration() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.server.skewSeen || (b.opts.ScrapeInterval == 0 && b.server.scrapeInterval == 0)
+}
+
+// calibrate measures the server's clock against ours, the scrape interval
+// of the workers (median samples per minute) and whether pdtop's recording
+// rules are loaded.
+func (b *Backend) calibrate(ctx context.Context) []*queryFailure {
+	var fails []*queryFailure
+	t0 := b.opts.Clock()
+	v, fail := b.c.instant(ctx, "server_time", "time()", time.Time{})
+	t1 := b.opts.Clock()
+	if fail != nil {
+		return []*queryFailure{fail}
+	}
+	if len(v) == 1 {
+		server := time.UnixMilli(int64(float64(v[0].Value) * 1000))
+		local := t0.Add(t1.Sub(t0) / 2)
+		b.mu.Lock()
+		b.server.skew = server.Sub(local).Round(10 * time.Millisecond)
+		if d := b.server.skew; d > -250*time.Millisecond && d < 250*time.Millisecond {
+			b.server.skew = 0 // within the round trip: not a skew
+		}
+		b.server.skewSeen = true
+		b.mu.Unlock()
+	}
+	at := b.evalTime()
+	if b.opts.ScrapeInterval == 0 {
+		q := "quantile(0.5, count_over_time(" + vs(runningNames(b.plan), b.plan.sel...) + "[1m]))"
+		v, fail := b.c.instant(ctx, "scrape_interval", q, at)
+		if fail != nil {
+			fails = append(fails, fail)
+		} else if len(v) == 1 && v[0].Value >= 2 {
+			n := float64(v[0].Value)
+			si := time.Duration(float64(time.Minute) / n).Round(100 * time.Millisecond)
+			b.mu.Lock()
+			b.server.scrapeInterval = si
+			b.mu.Unlock()
+		}
+	}
+	v, fail = b.c.instant(ctx, "recording_rules", "count by ("+windowLabel+") ("+vs([]string{ruleWorkers}, b.plan.sel...)+")", at)
+	if fail == nil {
+		windows := map[string]bool{}
+		for _, s := range v {
+			windows[string(s.Metric[windowLabel])] = true
+		}
+		b.mu.Lock()
+		b.server.ruleWindows = windows
+		b.mu.Unlock()
+	}
+	return fails
+}
+
+// decodeRows turns the rows query into the row list: per role in
+// display order, each worker once.
+func decodeRows(v model.Vector, p *plan) []rowRef {
+	seen := map[string]bool{}
+	var out []rowRef
+	for _, s := range v {
+		inst := string(s.Metric[model.LabelName(p.inst)])
+		if inst == "" || seen[inst] {
+			continue
+		}
+		seen[inst] = true
+		out = append(out, rowRef{inst: inst, role: sources.ParseRole(string(s.Metric[model.LabelName(p.role)]))})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if a, b := roleOrder(out[i].role), roleOrder(out[j].role); a != b {
+			return a < b
+		}
+		return out[i].inst < out[j].inst
+	})
+	return out
+}
+
+func roleOrder(r sources.Role) int {
+	switch r {
+	case sources.RolePrefill:
+		return 1
+	case sources.RoleDecode:
+		return 2
+	case sources.RoleUnified:
+		return 3
+	}
+	return 4
+}
+
+// recognise names each gateway instance's generation from the metric
+// names it exposes now; an instance seen before but silent now keeps its
+// last generation (it is shown stale).
+func (b *Backend) recognise(f *frame, prev map[string]string) map[string]string {
+	names := map[string][]string{}
+	for _, s := range f.v["gw_names"] {
+		inst := string(s.Metric[model.LabelName(b.plan.inst)])
+		names[inst] = append(names[inst], string(s.Metric[model.MetricNameLabel]))
+	}
+	reqs := map[string][]map[string]string{}
+	for _, s := range f.v["gw_requests"] {
+		inst := string(s.Metric[model.LabelName(b.plan.inst)])
+		ls := map[string]string{}
+		for _, l := range []string{"route", "method", "worker_url"} {
+			if v := s.Metric[model.LabelName(l)]; v != "" {
+				ls[l] = string(v)
+			}
+		}
+		reqs[inst] = append(reqs[inst], ls)
+	}
+	out := map[string]string{}
+	for inst, ns := range names {
+		if inst == "" {
+			continue
+		}
+		if g := schema.Recognise(ns, reqs[inst]); g != "" && g != schema.GenSGLangWorker {
+			out[inst] = g
+		}
+	}
+	for inst, g := range prev {
+		if _, ok := out[inst]; !ok && len(out) < 64 {
+			out[inst] = g
+		}
+	}
+	return out
+}
+
+// value reads a sample as a finite float.
+func value(s *model.Sample) (float64, bool) {
+	v := float64(s.Value)
+	return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// label reads a label value from the server, made terminal-safe.
+func label(m model.Metric, name string) string {
+	return sanitize.Text(string(m[model.LabelName(name)]))
+}
+
+func (b *Backend) addEvent(e sources.Event) {
+	b.events = append(b.events, e)
+	if over := len(b.events) - 500; over > 0 {
+		b.events = append(b.events[:0:0], b.events[over:]...)
+	}
+}
