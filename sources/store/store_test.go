@@ -269,3 +269,37 @@ func TestTargetsJoinAndLeave(t *testing.T) {
 		t.Fatalf("events = %v", kinds)
 	}
 }
+
+// A fresh process exposes a counter only once it is non-zero: after a
+// restart seen by its new pid, each counter that comes back lower is the
+// same restart, corrected for (the rate stays right) but counted once.
+func TestRestartCountedOnceWhenCountersComeBackLater(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	withPID := func(pid string, points ...sources.Point) *sources.Observation {
+		o := obs(points...)
+		o.PIDs = []string{pid}
+		return o
+	}
+	s.Ingest(ok(w1, 0, withPID("910", pt(sources.SigPromptTokens, 1000), pt(sources.SigRequests, 10))))
+	s.Ingest(ok(w1, 1, withPID("910", pt(sources.SigPromptTokens, 1100), pt(sources.SigRequests, 11))))
+	s.Ingest(ok(w1, 2, withPID("4242"))) // restarted: no counter yet
+	s.Ingest(ok(w1, 3, withPID("4242", pt(sources.SigPromptTokens, 40))))
+	s.Ingest(ok(w1, 4, withPID("4242", pt(sources.SigPromptTokens, 90), pt(sources.SigRequests, 1))))
+	snap := s.Snapshot(at(4), time.Minute)
+	if n := snap.Targets[0].Restarts; n != 1 {
+		var ev []string
+		for _, e := range snap.Events {
+			ev = append(ev, e.Kind+": "+e.Detail)
+		}
+		t.Fatalf("restarts = %d, want 1: %v", n, ev)
+	}
+	// 100 before the restart, 90 since.
+	if r := snap.Workers[0].Readings.Get(sources.SigPromptTokens); r.Increase != 190 {
+		t.Fatalf("prompt tokens increase %+v, want 190", r)
+	}
+	// A later decrease is a new restart again.
+	s.Ingest(ok(w1, 5, withPID("4242", pt(sources.SigPromptTokens, 5), pt(sources.SigRequests, 1))))
+	if n := s.Snapshot(at(5), time.Minute).Targets[0].Restarts; n != 2 {
+		t.Fatalf("restarts = %d after a second decrease, want 2", n)
+	}
+}

@@ -33,6 +33,11 @@ type column struct {
 	counter bool    // reset-corrected cumulative
 	lastRaw float64 // last raw value seen (NaN before the first)
 	offset  float64 // added to raw values: sum of pre-reset values
+	// restarted marks a counter that was absent when its target's restart
+	// was detected (counters are exposed only once non-zero, so a fresh
+	// process shows them later): its next decrease is that same restart,
+	// corrected for but not reported again.
+	restarted bool
 }
 
 // histLayout lists, for one (signal, key) histogram, its column indexes.
@@ -167,11 +172,12 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 			// Prometheus' rule: any decrease is a reset; the pre-reset value
 			// is added back so the corrected series stays monotonic.
 			c.offset += c.lastRaw
-			if decreased == "" && c.part != partSum {
+			if decreased == "" && c.part != partSum && !c.restarted {
 				decreased = fmt.Sprintf("counter went down (%s %s → %s)",
 					sourceName(obs, c.sig), fmtNum(c.lastRaw), fmtNum(raw))
 			}
 		}
+		c.restarted = false
 		c.lastRaw = raw
 		set(i, raw+c.offset)
 	}
@@ -214,6 +220,14 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 		ts.markers[k] = v
 		if why == "" && seen && old != v && !(math.IsNaN(old) && math.IsNaN(v)) {
 			why = "start time changed (" + k + ")"
+		}
+	}
+	if why != "" {
+		// Counters this scrape did not carry will come back from zero.
+		for i := range ts.cols {
+			if c := &ts.cols[i]; c.counter && (i >= len(vals) || math.IsNaN(vals[i])) {
+				c.restarted = true
+			}
 		}
 	}
 	ts.samples++
