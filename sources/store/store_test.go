@@ -303,3 +303,24 @@ func TestRestartCountedOnceWhenCountersComeBackLater(t *testing.T) {
 		t.Fatalf("restarts = %d after a second decrease, want 2", n)
 	}
 }
+
+// Until a restarted process counts its first token its counters are
+// absent: the rate covers the whole window (flat since the restart), not
+// only the frames before it.
+func TestRateAfterRestartBeforeCountersReturn(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	withPID := func(pid string, points ...sources.Point) *sources.Observation {
+		o := obs(append(points, pt(sources.SigRunning, 0))...)
+		o.PIDs = []string{pid}
+		return o
+	}
+	s.Ingest(ok(w1, 0, withPID("910", pt(sources.SigPromptTokens, 1000))))
+	s.Ingest(ok(w1, 1, withPID("910", pt(sources.SigPromptTokens, 1400))))
+	for sec := 2.0; sec <= 4; sec++ {
+		s.Ingest(ok(w1, sec, withPID("4242"))) // restarted, nothing finished yet
+	}
+	r := s.Snapshot(at(4), time.Minute).Workers[0].Readings.Get(sources.SigPromptTokens)
+	if !r.Present || r.Increase != 400 || r.Value != 100 {
+		t.Fatalf("prompt tokens %+v, want 400 over 4s = 100/s (not 400/s over the 1s before the restart)", r)
+	}
+}
