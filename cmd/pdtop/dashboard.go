@@ -27,17 +27,32 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var vf viewFlags
 	var tf targetFlags
+	var pf promFlags
 	vf.register(fs)
 	tf.register(fs)
+	pf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL --prefill URL … --decode URL … [flags]\n\n")
+		fmt.Fprint(fs.Output(), "Usage: pdtop --gateway URL --prefill URL … --decode URL … [flags]\n"+
+			"       pdtop --prometheus URL [--selector '{namespace=\"serving\"}'] [flags]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if pf.set() && vf.timeout == 0 {
+		vf.timeout = promTimeout
+	}
 	if err := vf.validate(); err != nil {
 		return err
+	}
+	if err := pf.validate(); err != nil {
+		return err
+	}
+	if pf.set() {
+		if tf.any() {
+			return fmt.Errorf("--prometheus reads the fleet from the server: drop the --gateway/--prefill/--decode/--worker flags (or drop --prometheus to scrape them directly)")
+		}
+		return runPrometheusDashboard(context.Background(), pf, vf, stdout)
 	}
 	targets, err := tf.targets()
 	if err != nil {
@@ -84,6 +99,25 @@ func dashboard(ctx context.Context, targets []sources.Target, vf viewFlags, stdo
 // the target list while the TUI runs.
 func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, stdout io.Writer,
 	follow func(set func([]sources.Target))) error {
+	return runUI(ctx, vf, stdout, func(logger *slog.Logger) (sources.Backend, error) {
+		client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: vf.timeout})
+		if err != nil {
+			return nil, err
+		}
+		scraper := collect.New(client, collect.Options{Timeout: vf.timeout})
+		st := store.New(store.Options{Interval: vf.interval})
+		st.SetTargets(time.Now(), targets)
+		logger.Info("pdtop started", "targets", len(targets), "interval", vf.interval, "window", vf.window)
+		if follow != nil {
+			go follow(func(ts []sources.Target) { st.SetTargets(time.Now(), ts) })
+		}
+		return &collect.Live{Store: st, Scraper: scraper, Observe: logFailures(logger)}, nil
+	})
+}
+
+// runUI opens the log, builds the backend and runs the TUI on it until
+// the user quits. Every mode that shows the dashboard goes through it.
+func runUI(ctx context.Context, vf viewFlags, stdout io.Writer, backend func(*slog.Logger) (sources.Backend, error)) error {
 	if f, ok := stdout.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
 		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use 'pdtop snapshot' (same target flags) for text or JSON")
 	}
@@ -96,22 +130,12 @@ func dashboardWith(ctx context.Context, targets []sources.Target, vf viewFlags, 
 		return err
 	}
 	defer closeLog()
-
-	client, err := scrape.NewClient(config.HTTPClientConfig{}, scrape.Options{Timeout: vf.timeout})
+	b, err := backend(logger)
 	if err != nil {
 		return err
 	}
-	scraper := collect.New(client, collect.Options{Timeout: vf.timeout})
-	st := store.New(store.Options{Interval: vf.interval})
-	st.SetTargets(time.Now(), targets)
-	logger.Info("pdtop started", "targets", len(targets), "interval", vf.interval, "window", vf.window)
-
-	if follow != nil {
-		go follow(func(ts []sources.Target) { st.SetTargets(time.Now(), ts) })
-	}
-	live := &collect.Live{Store: st, Scraper: scraper, Observe: logFailures(logger)}
 	m := ui.New(ui.Config{
-		Backend:  live,
+		Backend:  b,
 		Interval: vf.interval,
 		Timeout:  vf.timeout,
 		Window:   vf.window,

@@ -74,6 +74,11 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&t.workers, "worker", "unified (non-PD) worker `URL` (repeatable)")
 }
 
+// any reports whether any target flag was given.
+func (t *targetFlags) any() bool {
+	return len(t.gateways)+len(t.prefill)+len(t.decode)+len(t.workers) > 0
+}
+
 // targets turns the flags into targets, rejecting bad URLs and duplicates
 // with a message naming the flag.
 func (t *targetFlags) targets() ([]sources.Target, error) {

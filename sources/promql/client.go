@@ -133,6 +133,21 @@ func (c *client) instant(ctx context.Context, name, q string, ts time.Time) (mod
 	return out, f
 }
 
+// samples runs an instant query whose result is raw samples (a range
+// selector), e.g. to measure the scrape interval.
+func (c *client) samples(ctx context.Context, name, q string, ts time.Time) (model.Matrix, *queryFailure) {
+	var out model.Matrix
+	f := c.do(ctx, name, q, func(ctx context.Context) (model.Value, v1.Warnings, error) {
+		v, w, _, err := c.api.Query(ctx, q, ts, v1.WithTimeout(c.timeout))
+		return v, w, err
+	}, func(v model.Value) bool {
+		m, ok := v.(model.Matrix)
+		out = m
+		return ok
+	})
+	return out, f
+}
+
 // series runs one range query.
 func (c *client) series(ctx context.Context, name, q string, r v1.Range) (model.Matrix, *queryFailure) {
 	var out model.Matrix

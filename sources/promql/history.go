@@ -67,7 +67,7 @@ type chartCache struct {
 	// restartsEnd is the last step scanned for restarts.
 	restartsEnd time.Time
 	restartsID  string
-	restartVals map[string]float64 // last resets() value per worker
+	restarts    map[string]*restartScan // per worker
 }
 
 // history is what the last range round found.
@@ -190,16 +190,17 @@ func (b *Backend) runHistory(ctx context.Context) {
 	}
 	// Restarts: resets() over the rate window, scanned from where the
 	// last round stopped; a growing count marks a restart at that step.
-	rid := spec.step.String() + "/" + w.String()
+	rid := spec.step.String() + "/" + spec.span.String() + "/" + w.String()
 	rfrom := spec.ends[0].Add(-w)
 	if cache.restartsID == rid && !cache.restartsEnd.IsZero() && cache.restartsEnd.After(rfrom) {
 		rfrom = cache.restartsEnd
 	} else {
-		cache.restartVals = map[string]float64{}
+		cache.restarts = map[string]*restartScan{}
 		cache.restartsID = rid
 	}
 	wg.Add(1)
-	go run("restarts", b.restartsQuery(w), v1.Range{Start: rfrom.Truncate(spec.step), End: end, Step: spec.step})
+	rfrom = rfrom.Truncate(spec.step)
+	go run("restarts", b.restartsQuery(w, spec.span), v1.Range{Start: rfrom, End: end, Step: spec.step})
 	wg.Wait()
 
 	h := &history{spec: spec, charts: map[string][]float64{}}
@@ -226,7 +227,7 @@ func (b *Backend) runHistory(ctx context.Context) {
 	}
 	cache.prune(spec.ends[0])
 	h.fill(&cache, spec, res, p)
-	events := b.restartEvents(&cache, res["restarts"], spec)
+	events := b.restartEvents(&cache, res["restarts"], rfrom, spec)
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -237,6 +238,11 @@ func (b *Backend) runHistory(ctx context.Context) {
 			b.addEvent(e)
 		}
 	}
+	names := make([]string, 0, len(res))
+	for n := range res {
+		names = append(names, n)
+	}
+	b.logFailures(fails, names)
 	if len(fails) > 0 {
 		// Charts keep their cached points; the failure shows on the
 		// server target like any other.
@@ -474,52 +480,103 @@ func (b *Backend) predictedQuery(span time.Duration, gens map[string]string) str
 	return ors(alts)
 }
 
-// restartsQuery counts, per worker, counter resets (or changed startup
-// constants) within the rate window ending at each step: the most any one
-// of the counters saw (they all reset together on a restart).
-func (b *Backend) restartsQuery(w time.Duration) string {
+// restartsQuery is, per worker and step, two restart indicators, tagged
+// pdtop_kind: "reset", the most resets() any restart counter saw within
+// the rate window w ending at the step; "start", the number of scheduler
+// pids first seen within the last span (not in the window before it) when
+// older pids of the worker are in the window too — a young worker with
+// several schedulers has only new pids, which is not a restart — or the
+// changes of a startup constant. Only non-zero values are returned.
+func (b *Backend) restartsQuery(w, span time.Duration) string {
 	p := b.plan
-	var alts []string
+	r := "[" + dur(w) + "]"
+	var resets []string
 	for i, name := range schema.RestartCounters() {
-		alts = append(alts, tag("max by ("+p.inst+") (resets("+vs([]string{name}, p.sel...)+"["+dur(w)+"]))", "pdtop_c", strconv.Itoa(i)))
+		resets = append(resets, tag("max by ("+p.inst+") (resets("+vs([]string{name}, p.sel...)+r+"))", "pdtop_c", strconv.Itoa(i)))
 	}
+	pids := vs(schema.PIDGauges(), concat(p.sel, []Matcher{Ne("pid", "")})...)
+	byPid := func(rng string) string { return "group by (" + p.inst + ", pid) (last_over_time(" + pids + rng + "))" }
+	recent := byPid("[" + dur(span) + "]")
+	before := byPid("[" + dur(w) + "] offset " + dur(span))
+	all := byPid("[" + dur(w+span) + "]")
+	fresh := "count by (" + p.inst + ") (" + recent + " unless on (" + p.inst + ", pid) " + before + ")"
+	starts := []string{"(" + fresh + ") < (count by (" + p.inst + ") (" + all + "))"}
 	for i, name := range schema.StartupConstants() {
-		alts = append(alts, tag("max by ("+p.inst+") (changes("+vs([]string{name}, p.sel...)+"["+dur(w)+"]))", "pdtop_s", strconv.Itoa(i)))
+		starts = append(starts, tag("max by ("+p.inst+") (changes("+vs([]string{name}, p.sel...)+r+"))", "pdtop_c", strconv.Itoa(i)))
 	}
-	return "max by (" + p.inst + ") (" + ors(alts) + ") > 0"
+	return ors([]string{
+		tag("max by ("+p.inst+") ("+ors(resets)+") > 0", "pdtop_kind", "reset"),
+		tag("max by ("+p.inst+") ("+ors(starts)+") > 0", "pdtop_kind", "start"),
+	})
 }
 
-// restartEvents turns growing resets() counts into restart events, at
-// the step where the count grew.
-func (b *Backend) restartEvents(c *chartCache, m model.Matrix, spec chartSpec) []sources.Event {
-	var out []sources.Event
+// restartScan is the restart detector's state per worker between rounds.
+type restartScan struct {
+	reset, start float64 // indicator values at the last step scanned
+	// absorb counts restarts seen by a new pid whose counters have not
+	// come back yet: their resets() growth is the same restart (SGLang
+	// exposes a counter only once it is non-zero), as in the store.
+	absorb int
+}
+
+// restartEvents turns growing indicators into restart events, at the step
+// where an indicator grew. m is the restarts query over steps of
+// spec.step from 'from'.
+func (b *Backend) restartEvents(c *chartCache, m model.Matrix, from time.Time, spec chartSpec) []sources.Event {
+	if m == nil {
+		return nil
+	}
+	type pts struct{ reset, start map[int64]float64 }
+	byInst := map[string]*pts{}
 	for _, s := range m {
 		inst := string(s.Metric[model.LabelName(b.plan.inst)])
-		last := c.restartVals[inst]
-		for _, pt := range s.Values {
-			v := float64(pt.Value)
-			if v > last {
-				t := time.UnixMilli(int64(pt.Timestamp))
-				out = append(out, sources.Event{Time: t, TargetID: inst, Name: sanitizeName(inst), Kind: "restart",
-					Detail: "counter went down (resets() in the window)"})
+		p := byInst[inst]
+		if p == nil {
+			p = &pts{reset: map[int64]float64{}, start: map[int64]float64{}}
+			byInst[inst] = p
+		}
+		dst := p.reset
+		if s.Metric["pdtop_kind"] == "start" {
+			dst = p.start
+		}
+		for _, v := range s.Values {
+			dst[int64(v.Timestamp)] = float64(v.Value)
+		}
+	}
+	for inst := range c.restarts {
+		if byInst[inst] == nil {
+			byInst[inst] = &pts{} // no indicator any more: back to zero
+		}
+	}
+	end := spec.ends[len(spec.ends)-1]
+	var out []sources.Event
+	for inst, p := range byInst {
+		st := c.restarts[inst]
+		if st == nil {
+			st = &restartScan{}
+			c.restarts[inst] = st
+		}
+		for t := from; !t.After(end); t = t.Add(spec.step) {
+			ms := t.UnixMilli()
+			r, s := p.reset[ms], p.start[ms]
+			switch {
+			case s > st.start:
+				out = append(out, sources.Event{Time: t, TargetID: sanitizeName(inst), Name: sanitizeName(inst), Kind: "restart",
+					Detail: "new scheduler pid (or a changed start time)"})
+				if r <= st.reset {
+					st.absorb++
+				}
+			case r > st.reset && st.absorb > 0:
+				st.absorb--
+			case r > st.reset:
+				out = append(out, sources.Event{Time: t, TargetID: sanitizeName(inst), Name: sanitizeName(inst), Kind: "restart",
+					Detail: "counter went down (resets() within the window)"})
 			}
-			last = v
-		}
-		c.restartVals[inst] = last
-	}
-	// Workers absent from the result have no reset in the window now.
-	present := map[string]bool{}
-	for _, s := range m {
-		present[string(s.Metric[model.LabelName(b.plan.inst)])] = true
-	}
-	for inst := range c.restartVals {
-		if !present[inst] {
-			c.restartVals[inst] = 0
+			st.reset, st.start = r, s
 		}
 	}
-	if m != nil {
-		c.restartsEnd = spec.ends[len(spec.ends)-1]
-	}
+	c.restartsEnd = end
+	sort.Slice(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out
 }
 

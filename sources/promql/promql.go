@@ -31,6 +31,7 @@ package promql
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -76,12 +77,18 @@ type Options struct {
 	// covers (default 5m). Range-query steps follow from them.
 	ChartPoints int
 	ChartSpan   time.Duration
+	// Window is the dashboard's window for rates, quantiles and hit ratios
+	// until Snapshot asks for another (default 1m).
+	Window time.Duration
 	// MaxWindow is the longest window the dashboard may ask for (15m).
 	MaxWindow time.Duration
 	// Clock is the local wall clock (default time.Now).
 	Clock func() time.Time
 	// Thresholds are attached to every snapshot.
 	Thresholds sources.Thresholds
+	// Logger, when set, gets each failing query (with its full text) when
+	// the set of failures changes, and the recovery.
+	Logger *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -109,6 +116,12 @@ func (o *Options) defaults() {
 	if o.MaxWindow <= 0 {
 		o.MaxWindow = 15 * time.Minute
 	}
+	if o.Window <= 0 {
+		o.Window = time.Minute
+	}
+	if o.Window > o.MaxWindow {
+		o.Window = o.MaxWindow
+	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
@@ -132,6 +145,7 @@ type Backend struct {
 	restart map[string][]time.Time // worker → restart times seen
 	gens    map[string]string      // gateway instance → generation, as last recognised
 	rounds  int
+	logged  map[string]sources.ErrorClass // failing queries last logged
 }
 
 // New returns a backend for the server at rawURL (e.g.
@@ -165,7 +179,7 @@ func New(rawURL string, cfg config.HTTPClientConfig, opts Options) (*Backend, er
 		return nil, fmt.Errorf("--prometheus: %v", err)
 	}
 	b := &Backend{opts: opts, url: u.String(), c: c, plan: newPlan(opts.Selector, opts.InstanceLabel, opts.RoleLabel),
-		window: time.Minute, restart: map[string][]time.Time{}, gens: map[string]string{}}
+		window: opts.Window, restart: map[string][]time.Time{}, gens: map[string]string{}}
 	b.server.id = sources.DisplayURL(u.String())
 	return b, nil
 }
@@ -235,6 +249,33 @@ func (b *Backend) recovered(what string) {
 		defer b.mu.Unlock()
 		b.server.fail(b.opts.Clock(), &sources.ScrapeError{Class: sources.ErrOther,
 			Message: "internal error while reading " + what + " (recovered)"})
+	}
+}
+
+// logFailures logs failing queries whose failure is new, and recoveries.
+// Called with b.mu held.
+func (b *Backend) logFailures(fails []*queryFailure, names []string) {
+	l := b.opts.Logger
+	if l == nil {
+		return
+	}
+	if b.logged == nil {
+		b.logged = map[string]sources.ErrorClass{}
+	}
+	failed := map[string]bool{}
+	for _, f := range fails {
+		failed[f.name] = true
+		if b.logged[f.name] != f.err.Class {
+			b.logged[f.name] = f.err.Class
+			l.Warn("prometheus query failed", "query_name", f.name, "class", string(f.err.Class),
+				"status", f.err.Status, "error", f.err.Message, "query", f.query)
+		}
+	}
+	for _, n := range names {
+		if _, was := b.logged[n]; was && !failed[n] {
+			delete(b.logged, n)
+			l.Info("prometheus query recovered", "query_name", n)
+		}
 	}
 }
 

@@ -136,6 +136,11 @@ func (b *Backend) runNow(ctx context.Context) {
 	b.server.slow = false
 	b.server.failures = fails
 	b.server.warnings = warnings
+	names := make([]string, 0, len(f.v))
+	for n := range f.v {
+		names = append(names, n)
+	}
+	b.logFailures(fails, names)
 	b.server.series = 0
 	for _, v := range f.v {
 		b.server.series += len(v)
@@ -208,13 +213,9 @@ func (b *Backend) calibrate(ctx context.Context) []*queryFailure {
 	}
 	at := b.evalTime()
 	if b.opts.ScrapeInterval == 0 {
-		q := "quantile(0.5, count_over_time(" + vs(runningNames(b.plan), b.plan.sel...) + "[1m]))"
-		v, fail := b.c.instant(ctx, "scrape_interval", q, at)
-		if fail != nil {
+		if si, fail := b.measureScrapeInterval(ctx, at); fail != nil {
 			fails = append(fails, fail)
-		} else if len(v) == 1 && v[0].Value >= 2 {
-			n := float64(v[0].Value)
-			si := time.Duration(float64(time.Minute) / n).Round(100 * time.Millisecond)
+		} else if si > 0 {
 			b.mu.Lock()
 			b.server.scrapeInterval = si
 			b.mu.Unlock()
@@ -231,6 +232,40 @@ func (b *Backend) calibrate(ctx context.Context) []*queryFailure {
 		b.mu.Unlock()
 	}
 	return fails
+}
+
+// measureScrapeInterval is the median spacing of the raw samples of one
+// worker's running-requests gauge over the last two minutes; 0 when no
+// worker is known yet or it has too few samples.
+func (b *Backend) measureScrapeInterval(ctx context.Context, at time.Time) (time.Duration, *queryFailure) {
+	b.mu.Lock()
+	var inst string
+	if b.now != nil {
+		for _, r := range b.now.rows {
+			inst = r.inst
+			break
+		}
+	}
+	b.mu.Unlock()
+	if inst == "" {
+		return 0, nil
+	}
+	q := vs(runningNames(b.plan), concat(b.plan.sel, []Matcher{Eq(b.plan.inst, inst)})...) + "[2m]"
+	m, fail := b.c.samples(ctx, "scrape_interval", q, at)
+	if fail != nil {
+		return 0, fail
+	}
+	var gaps []float64
+	for _, s := range m {
+		for i := 1; i < len(s.Values); i++ {
+			gaps = append(gaps, float64(s.Values[i].Timestamp-s.Values[i-1].Timestamp))
+		}
+	}
+	if len(gaps) < 3 {
+		return 0, nil
+	}
+	sort.Float64s(gaps)
+	return (time.Duration(gaps[len(gaps)/2]) * time.Millisecond).Round(100 * time.Millisecond), nil
 }
 
 // decodeRows turns the rows query into the row list: per role in

@@ -130,6 +130,17 @@ func RestartCounters() []string {
 	return out
 }
 
+// PIDGauges lists the SGLang worker gauges labelled with the scheduler's
+// `pid` (one series per process, dead ones kept in multiprocess mode): a
+// pid not seen before means the worker restarted.
+func PIDGauges() []string {
+	var out []string
+	for _, a := range pidFamilies {
+		out = append(out, a.names...)
+	}
+	return out
+}
+
 // StartupConstants lists the SGLang worker gauges whose value changes
 // only when the process restarts, in every spelling.
 func StartupConstants() []string {
