@@ -31,6 +31,9 @@ type Config struct {
 	Dir string
 	// Jobs are scrape jobs: job name → targets (host:port).
 	Jobs map[string][]string
+	// Labels are extra target labels by target (host:port), e.g. an
+	// instance label other than the address.
+	Labels map[string]map[string]string
 	// ScrapeInterval for every job (default 1s); EvalInterval for rules
 	// (default ScrapeInterval).
 	ScrapeInterval, EvalInterval time.Duration
@@ -146,9 +149,16 @@ func configYAML(cfg Config, rules []string) string {
 	}
 	b.WriteString("scrape_configs:\n")
 	for job, targets := range cfg.Jobs {
-		fmt.Fprintf(&b, "  - job_name: %q\n    static_configs:\n      - targets:\n", job)
+		fmt.Fprintf(&b, "  - job_name: %q\n    static_configs:\n", job)
 		for _, t := range targets {
-			fmt.Fprintf(&b, "          - %q\n", t)
+			// %q is a valid YAML double-quoted scalar for any UTF-8 value.
+			fmt.Fprintf(&b, "      - targets: [%q]\n", t)
+			if ls := cfg.Labels[t]; len(ls) > 0 {
+				b.WriteString("        labels:\n")
+				for k, v := range ls {
+					fmt.Fprintf(&b, "          %s: %q\n", k, v)
+				}
+			}
 		}
 	}
 	return b.String()

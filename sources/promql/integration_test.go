@@ -14,6 +14,7 @@ import (
 	"github.com/pdtop/pdtop/internal/promrun"
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/sources/collect"
+	"github.com/pdtop/pdtop/sources/sanitize"
 	"github.com/pdtop/pdtop/sources/scrape"
 	"github.com/pdtop/pdtop/sources/sim"
 	"github.com/pdtop/pdtop/sources/store"
@@ -86,16 +87,29 @@ func TestMatchesDirectScraping(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
+	// decode-1's instance label is hostile: it must reach PromQL only
+	// inside escaped literals and the screen only sanitised.
+	const hostile = "decode-1\"} or vector(1) or up{x=\"\\ \x1b]0;pwned\x07\r\u202e"
 	var hostports []string
 	byName := map[string]string{}
+	labels := map[string]map[string]string{}
 	for _, e := range eps {
 		hp := strings.TrimPrefix(e.BaseURL, "http://")
 		hostports = append(hostports, hp)
 		byName[e.Name] = hp
+		if e.Name == "decode-1" {
+			labels[hp] = map[string]string{"instance": hostile}
+			byName[e.Name] = sanitize.Text(hostile)
+		}
+	}
+	rules, err := Rules(RulesOptions{Window: itWindow})
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := promrun.Start(ctx, promrun.Config{Dir: t.TempDir(), Jobs: map[string][]string{"pdtop-sim": hostports}})
+	srv, err := promrun.Start(ctx, promrun.Config{Dir: t.TempDir(), Jobs: map[string][]string{"pdtop-sim": hostports},
+		Labels: labels, RuleFiles: [][]byte{rules}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,17 +172,11 @@ func TestMatchesDirectScraping(t *testing.T) {
 	}()
 	defer wg.Wait()
 
-	b, err := New(srv.URL, config.HTTPClientConfig{}, Options{Window: itWindow})
+	b, err := New(srv.URL, config.HTTPClientConfig{}, Options{Window: itWindow, IgnoreRules: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	round := func() {
-		for _, j := range b.Round() {
-			jctx, c := context.WithTimeout(ctx, 10*time.Second)
-			j.Run(jctx)
-			c()
-		}
-	}
+	round := func() { roundOf(ctx, b) }
 
 	start := time.Now()
 	until := func(d time.Duration) { time.Sleep(time.Until(start.Add(d))) }
@@ -188,6 +196,14 @@ func TestMatchesDirectScraping(t *testing.T) {
 	now := time.Now()
 	direct := st.Snapshot(now, itWindow)
 	prom := b.Snapshot(itWindow)
+	// A second backend reading the recorded series of 'pdtop rules'.
+	rb, err := New(srv.URL, config.HTTPClientConfig{}, Options{Window: itWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundOf(ctx, rb)
+	roundOf(ctx, rb)
+	recorded := rb.Snapshot(itWindow)
 	cancel()
 	for _, fl := range b.server.failures {
 		t.Errorf("query %s failed: %v\n%s", fl.name, fl.err, fl.query)
@@ -196,6 +212,12 @@ func TestMatchesDirectScraping(t *testing.T) {
 		t.Fatalf("prometheus target %v: %v\n%s", prom.Targets[0].Health, prom.Targets[0].LastError, srv.LogTail(2000))
 	}
 
+	if !rb.server.rules {
+		t.Errorf("the recording rules were not used: %s\n%s", recorded.Targets[0].Generation, srv.LogTail(2000))
+	}
+	for _, fl := range rb.server.failures {
+		t.Errorf("query %s failed with rules: %v\n%s", fl.name, fl.err, fl.query)
+	}
 	c := &comparison{t: t}
 	c.rate("gateway requests/s", direct.Fleet.ReqRate, prom.Fleet.ReqRate)
 	c.rate("input tokens/s (prefill pool)", direct.Fleet.InputRate, prom.Fleet.InputRate)
@@ -252,11 +274,32 @@ func TestMatchesDirectScraping(t *testing.T) {
 		}
 		c.exact(d.Name+" restarts", float64(restarts[d.Name]), float64(p.Restarts))
 	}
+	hostileRow := promWorkers[byName["decode-1"]]
+	if hostileRow == nil || strings.ContainsAny(hostileRow.Name, "\x1b\x07\r\u202e") {
+		t.Errorf("the worker with the hostile instance label: row %v", hostileRow != nil)
+	}
+	// The recording rules give the pool figures of the raw queries.
+	c.rate("rules: input tokens/s", direct.Fleet.InputRate, recorded.Fleet.InputRate)
+	c.rate("rules: output tokens/s", direct.Fleet.OutputRate, recorded.Fleet.OutputRate)
+	c.hit("rules: fleet prefix hit", direct.Fleet.Hit, recorded.Fleet.Hit)
+	c.quantiles("rules: decode pool ITL", direct.Decode.Dists[sources.SigITL], recorded.Decode.Dists[sources.SigITL])
+	c.quantiles("rules: decode pool TTFT", direct.Decode.Dists[sources.SigTTFT], recorded.Decode.Dists[sources.SigTTFT])
+	c.gauge("rules: decode pool running", direct.Decode.Readings.Get(sources.SigRunning), recorded.Decode.Readings.Get(sources.SigRunning))
+	c.exact("rules: decode workers up", float64(direct.Decode.Up), float64(recorded.Decode.Up))
 	if restarts["prefill-0"] != 1 {
 		t.Errorf("direct scraping saw %d restarts of prefill-0, want 1 (the scripted one)", restarts["prefill-0"])
 	}
 	t.Logf("Prometheus backend vs direct scraping, window %s, demo fleet 2P/2D/1 smg, prefill-0 restarted inside the window:\n%s",
 		itWindow, c.table())
+}
+
+// roundOf runs one refresh round of a backend, job after job.
+func roundOf(ctx context.Context, b *Backend) {
+	for _, j := range b.Round() {
+		jctx, c := context.WithTimeout(ctx, 10*time.Second)
+		j.Run(jctx)
+		c()
+	}
 }
 
 // comparison collects checked figures for the tolerance table.

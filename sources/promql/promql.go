@@ -86,6 +86,9 @@ type Options struct {
 	Clock func() time.Time
 	// Thresholds are attached to every snapshot.
 	Thresholds sources.Thresholds
+	// IgnoreRules makes the backend compute every figure from the raw
+	// series even when pdtop's recording rules exist on the server.
+	IgnoreRules bool
 	// Logger, when set, gets each failing query (with its full text) when
 	// the set of failures changes, and the recovery.
 	Logger *slog.Logger

@@ -103,7 +103,7 @@ func (b *Backend) runNow(ctx context.Context) {
 	f := &frame{at: at.Add(-b.skew()), window: w, v: map[string]model.Vector{}, carried: map[string]bool{}}
 
 	b.mu.Lock()
-	recorded := b.server.ruleWindows[dur(w)]
+	recorded := b.server.ruleWindows[dur(w)] && !b.opts.IgnoreRules
 	b.server.rules = recorded
 	b.mu.Unlock()
 	fails = append(fails, b.runAll(ctx, f, prev, at, b.phase1(w, gens, b.opts.Rows, recorded))...)
