@@ -104,7 +104,7 @@ var historySignals = []sources.Signal{
 func (b *Backend) runHistory(ctx context.Context) {
 	defer b.recovered("the range queries")
 	b.mu.Lock()
-	window, now := b.window, b.now
+	window, now, round := b.window, b.now, b.rounds
 	cache := b.charts
 	b.mu.Unlock()
 	at := b.evalTime()
@@ -246,7 +246,7 @@ func (b *Backend) runHistory(ctx context.Context) {
 	if len(fails) > 0 {
 		// Charts keep their cached points; the failure shows on the
 		// server target like any other.
-		if ev := b.server.fail(b.opts.Clock(), worst(fails)); ev != nil {
+		if ev := b.server.fail(b.opts.Clock(), worst(fails), round); ev != nil {
 			b.addEvent(*ev)
 		}
 	}

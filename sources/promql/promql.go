@@ -251,7 +251,7 @@ func (b *Backend) recovered(what string) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		b.server.fail(b.opts.Clock(), &sources.ScrapeError{Class: sources.ErrOther,
-			Message: "internal error while reading " + what + " (recovered)"})
+			Message: "internal error while reading " + what + " (recovered)"}, -1)
 	}
 }
 

@@ -147,7 +147,7 @@ func (b *Backend) runNow(ctx context.Context) {
 	}
 	var ev *sources.Event
 	if len(fails) > 0 {
-		ev = b.server.fail(end, worst(fails))
+		ev = b.server.fail(end, worst(fails), rounds)
 	} else {
 		ev = b.server.ok(end, warnings)
 	}

@@ -161,6 +161,9 @@ func (p *selParser) matcher() (Matcher, error) {
 		return Matcher{}, fmt.Errorf("selector: __name__ is not allowed: pdtop picks the metrics; the selector only narrows the series")
 	}
 	p.space()
+	if p.peek() == '{' {
+		return Matcher{}, fmt.Errorf("selector: %q looks like a metric name, which is not allowed: pdtop picks the metrics; give only label matchers such as {job=\"sglang\"}", name)
+	}
 	var op string
 	for _, o := range []string{"=~", "!~", "!=", "="} {
 		if strings.HasPrefix(p.s[p.pos:], o) {

@@ -27,6 +27,7 @@ type serverState struct {
 
 	backoff      time.Duration
 	backoffUntil time.Time
+	backoffRound int // the round that last doubled the back-off
 
 	// skew is the server's clock minus the local clock (queries are
 	// evaluated on the server's clock).
@@ -64,10 +65,12 @@ func (s *serverState) ok(now time.Time, warnings []string) (ev *sources.Event) {
 }
 
 // fail records a round in which some queries failed; err is the one to
-// show. A 503 (overloaded) starts or doubles the back-off.
-func (s *serverState) fail(now time.Time, err *sources.ScrapeError) (ev *sources.Event) {
+// show. A 503 (overloaded) starts or doubles the back-off, once per round
+// whichever of the round's jobs saw it.
+func (s *serverState) fail(now time.Time, err *sources.ScrapeError, round int) (ev *sources.Event) {
 	prev := s.health
-	if err.Class == sources.ErrHTTP5xx && err.Status == 503 {
+	if err.Class == sources.ErrHTTP5xx && err.Status == 503 && s.backoffRound != round {
+		s.backoffRound = round
 		s.backoff *= 2
 		if s.backoff < minBackoff {
 			s.backoff = minBackoff
@@ -76,6 +79,8 @@ func (s *serverState) fail(now time.Time, err *sources.ScrapeError) (ev *sources
 			s.backoff = maxBackoff
 		}
 		s.backoffUntil = now.Add(s.backoff)
+	}
+	if err.Class == sources.ErrHTTP5xx && err.Status == 503 && s.backoff > 0 {
 		e := *err
 		e.Message += " " + s.backoff.String()
 		err = &e
