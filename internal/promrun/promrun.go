@@ -34,6 +34,10 @@ type Config struct {
 	// Labels are extra target labels by target (host:port), e.g. an
 	// instance label other than the address.
 	Labels map[string]map[string]string
+	// HonorLabels keeps the labels a target exposes (instance included)
+	// over the target's own: one endpoint can then carry many workers'
+	// series (a synthetic fleet).
+	HonorLabels bool
 	// ScrapeInterval for every job (default 1s); EvalInterval for rules
 	// (default ScrapeInterval).
 	ScrapeInterval, EvalInterval time.Duration
@@ -149,7 +153,11 @@ func configYAML(cfg Config, rules []string) string {
 	}
 	b.WriteString("scrape_configs:\n")
 	for job, targets := range cfg.Jobs {
-		fmt.Fprintf(&b, "  - job_name: %q\n    static_configs:\n", job)
+		fmt.Fprintf(&b, "  - job_name: %q\n", job)
+		if cfg.HonorLabels {
+			b.WriteString("    honor_labels: true\n")
+		}
+		b.WriteString("    static_configs:\n")
 		for _, t := range targets {
 			// %q is a valid YAML double-quoted scalar for any UTF-8 value.
 			fmt.Fprintf(&b, "      - targets: [%q]\n", t)
@@ -194,6 +202,10 @@ func (s *Server) waitReady(ctx context.Context) error {
 		}
 	}
 }
+
+// KillWithParent makes cmd's process die with this one where the OS
+// allows it (Linux), for helper processes of tests and benchmarks.
+func KillWithParent(cmd *exec.Cmd) { setDeathSignal(cmd) }
 
 // PID is the server's process id.
 func (s *Server) PID() int { return s.cmd.Process.Pid }

@@ -84,7 +84,8 @@ type client struct {
 	sem     chan struct{}
 
 	mu       sync.Mutex
-	warnings []string // collected during the current job
+	warnings []string                 // collected during the current job
+	took     map[string]time.Duration // last duration per query name
 }
 
 func newClient(rawURL string, hc *http.Client, maxBytes int64, timeout time.Duration, concurrency int) (*client, error) {
@@ -172,7 +173,14 @@ func (c *client) do(ctx context.Context, name, q string, run func(context.Contex
 	defer func() { <-c.sem }()
 	status := 0
 	qctx := context.WithValue(ctx, statusKey{}, &status)
+	t0 := time.Now()
 	v, warnings, err := run(qctx)
+	c.mu.Lock()
+	if c.took == nil {
+		c.took = map[string]time.Duration{}
+	}
+	c.took[name] = time.Since(t0)
+	c.mu.Unlock()
 	for _, w := range warnings {
 		c.warn(name + ": " + w)
 	}
@@ -198,6 +206,17 @@ func (c *client) warn(w string) {
 	if len(c.warnings) < 20 {
 		c.warnings = append(c.warnings, sanitize.Truncate(sanitize.Text(w), 200))
 	}
+}
+
+// durations returns the last duration of each query by name.
+func (c *client) durations() map[string]time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]time.Duration, len(c.took))
+	for k, v := range c.took {
+		out[k] = v
+	}
+	return out
 }
 
 // takeWarnings returns and clears the warnings collected so far.

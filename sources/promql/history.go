@@ -64,6 +64,8 @@ type chartCache struct {
 	id      string // step, span and the queries' identity; a change resets
 	pts     map[string]map[int64]float64
 	lastEnd time.Time
+	// rows identifies the row set whose sparklines were last fetched.
+	rows string
 	// restartsEnd is the last step scanned for restarts.
 	restartsEnd time.Time
 	restartsID  string
@@ -126,6 +128,13 @@ func (b *Backend) runHistory(ctx context.Context) {
 	id := spec.step.String() + "/" + spec.span.String() + "/" + boolStr(pd)
 	if cache.id != id {
 		cache = chartCache{id: id, pts: map[string]map[int64]float64{}}
+	}
+	rowKey := ""
+	for _, r := range rows {
+		rowKey += r.inst + "\x00"
+	}
+	if end := spec.ends[len(spec.ends)-1]; end.Equal(cache.lastEnd) && rowKey == cache.rows && end.Equal(cache.restartsEnd) {
+		return // no chart step has completed since the last round: nothing new to ask
 	}
 	from := spec.ends[0]
 	if !cache.lastEnd.IsZero() && cache.lastEnd.After(from) {
@@ -224,6 +233,9 @@ func (b *Backend) runHistory(ctx context.Context) {
 	}
 	if len(res) > 0 {
 		cache.lastEnd = end
+	}
+	if _, ok := res[histGaugeQ]; ok || len(rows) == 0 {
+		cache.rows = rowKey
 	}
 	cache.prune(spec.ends[0])
 	h.fill(&cache, spec, res, p)

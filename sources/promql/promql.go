@@ -217,6 +217,11 @@ func (b *Backend) Busy(key string) {
 	b.server.slow = true
 }
 
+// QueryTimes returns how long each query took the last time it ran, by
+// query name ("pool_gauges", "row_ttft", "restarts", …): where a slow
+// server spends its time.
+func (b *Backend) QueryTimes() map[string]time.Duration { return b.c.durations() }
+
 // Now is the local wall clock.
 func (b *Backend) Now() time.Time { return b.opts.Clock() }
 

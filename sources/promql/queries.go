@@ -85,7 +85,7 @@ func (b *Backend) phase1(w time.Duration, gens map[string]string, rows int, reco
 		qs[0].q = b.recordedWorkers(w)
 		return append(qs, b.recordedPoolQueries(w)...)
 	}
-	return append(qs, b.poolQueries(w, roles)...)
+	return append(qs, b.poolQueries(w, p.roleVec(b.gaugeLookback(w)))...)
 }
 
 // rowsQuery picks the workers that get rows: per role the top Rows by
@@ -148,9 +148,27 @@ func distinctGens(gens map[string]string) []string {
 	return out
 }
 
-// poolQueries are the per-role figures over every worker.
+// gaugeLookback is how far back pool figures look for a worker's latest
+// gauge sample: a few scrape intervals (reading the whole window would
+// cost a window of samples per series), so a worker whose scrapes fail
+// drops out of the pool sums after about three intervals while its own
+// row keeps its last values for the window.
+func (b *Backend) gaugeLookback(w time.Duration) time.Duration {
+	l := 3 * b.scrapeInterval()
+	if l < 5*time.Second {
+		l = 5 * time.Second
+	}
+	if l > w {
+		l = w
+	}
+	return l
+}
+
+// poolQueries are the per-role figures over every worker; roles is the
+// role vector to join on (over the gauge lookback).
 func (b *Backend) poolQueries(w time.Duration, roles string) []query {
 	p := b.plan
+	lookback := b.gaugeLookback(w)
 	pool := func(s sources.Signal, f fn) string {
 		r := p.rules[s]
 		agg := "sum"
@@ -161,7 +179,14 @@ func (b *Backend) poolQueries(w time.Duration, roles string) []query {
 	}
 	hit, total := p.hitTerms(w, nil)
 	qs := []query{
-		{"pool_gauges", tagged(gaugeSignals, func(s sources.Signal) string { return pool(s, fnLast) })},
+		{"pool_gauges", tagged(gaugeSignals, func(s sources.Signal) string {
+			r := p.rules[s]
+			agg := "sum"
+			if store.PoolMax(s) {
+				agg = "max"
+			}
+			return p.byRole(p.workerSeries(r, fnLast, lookback, "", nil, p.ids()), agg, roles)
+		})},
 		{"pool_counters", tagged(counterSignals, func(s sources.Signal) string { return pool(s, fnRate) })},
 		{"pool_hit", ors([]string{
 			tag(p.byRole(hit, "sum", roles, "pdtop_src"), sigTag, "hit"),

@@ -132,7 +132,9 @@ func Rules(o RulesOptions) ([]byte, error) {
 		if store.PoolMax(s) {
 			agg = "max"
 		}
-		add(poolRule(s, ""), p.byRole(p.workerSeries(p.rules[s], fnLast, w, "", nil, p.ids()), agg, roles))
+		// Gauges at the evaluation time: a worker whose scrapes fail drops
+		// out at its staleness marker.
+		add(poolRule(s, ""), p.byRole(p.workerSeries(p.rules[s], fnNow, w, "", nil, p.ids()), agg, roles))
 	}
 	for _, s := range counterSignals {
 		add(poolRule(s, ""), p.byRole(p.workerSeries(p.rules[s], fnRate, w, "", nil, p.ids()), "sum", roles))
