@@ -321,4 +321,3 @@ func promFigures(pid int, p0, secs float64) string {
 	}
 	return fmt.Sprintf("%.3f, %s", cpu, rss)
 }
-
