@@ -102,7 +102,7 @@ func run(args []string) error {
 		return err
 	}
 	ctx := context.Background()
-	fmt.Println("| backend | workers | CPU s/s | peak RSS | round p50 / p99 | snapshot p99 | frame p50 / p99 | skipped | Prometheus CPU s/s, RSS |")
+	fmt.Println("| backend | workers | CPU s/s | peak RSS | refresh cycle p50 / p99 | snapshot p99 | frame p50 / p99 | skipped | Prometheus CPU s/s, RSS |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, size := range o.sizes {
 		if err := benchSize(ctx, self, size, o); err != nil {
@@ -209,6 +209,7 @@ func benchSize(ctx context.Context, self string, size int, o opts) error {
 			return err
 		}
 		printRow(r, promFigures(srv.PID(), p0, r.Seconds+10))
+		fmt.Fprintf(os.Stderr, "   server: %s\n   slowest queries: %s\n", r.ServerState, r.Slowest)
 	}
 	return nil
 }
@@ -253,15 +254,18 @@ func benchSynthetic(ctx context.Context, self string, o opts) error {
 		}
 		r.Mode = "prometheus, " + label
 		printRow(r, promFigures(srv.PID(), p0, r.Seconds+10))
-		fmt.Fprintf(os.Stderr, "   server: %s\n", r.ServerState)
+		fmt.Fprintf(os.Stderr, "   server: %s\n   slowest queries: %s\n", r.ServerState, r.Slowest)
 	}
 	return nil
 }
 
 func printRow(r result, prom string) {
 	fmt.Printf("| %s | %d | %.3f | %.0f MB | %.0f / %.0f ms | %.1f ms | %.1f / %.1f ms | %d | %s |\n",
-		r.Mode, r.Workers, r.CPUPerSec, r.MaxRSSMB, r.RoundP50ms, r.RoundP99ms, r.SnapP99ms,
+		r.Mode, r.Workers, r.CPUPerSec, r.MaxRSSMB, r.CycleP50ms, r.CycleP99ms, r.SnapP99ms,
 		r.FrameP50ms, r.FrameP99ms, r.Skipped, prom)
+	if r.HistoryP99ms > 0 {
+		fmt.Fprintf(os.Stderr, "   range-query job p99 %.0f ms\n", r.HistoryP99ms)
+	}
 }
 
 // writeTargets stores the sim child's targets for the direct child and

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,21 +25,27 @@ import (
 
 // result is what one measurement child reports (JSON on stdout).
 type result struct {
-	Mode        string  `json:"mode"`
-	Workers     int     `json:"workers"`
-	Seconds     float64 `json:"seconds"`
-	CPUPerSec   float64 `json:"cpu_per_sec"` // CPU-seconds per wall-second
-	MaxRSSMB    float64 `json:"max_rss_mb"`
-	Rounds      int     `json:"rounds"`
-	Skipped     int     `json:"skipped"` // jobs still running at a tick (skipped, not queued)
-	RoundP50ms  float64 `json:"round_p50_ms"`
-	RoundP99ms  float64 `json:"round_p99_ms"`
-	SnapP99ms   float64 `json:"snapshot_p99_ms"`
-	FrameP50ms  float64 `json:"frame_p50_ms"`
-	FrameP99ms  float64 `json:"frame_p99_ms"`
-	FleetShown  int     `json:"fleet_targets"` // targets the snapshot accounts for
-	RowsShown   int     `json:"rows"`          // worker rows in the snapshot
-	ServerState string  `json:"server_state,omitempty"`
+	Mode      string  `json:"mode"`
+	Workers   int     `json:"workers"`
+	Seconds   float64 `json:"seconds"`
+	CPUPerSec float64 `json:"cpu_per_sec"` // CPU-seconds per wall-second
+	MaxRSSMB  float64 `json:"max_rss_mb"`
+	Rounds    int     `json:"rounds"`
+	// Cycle is the refresh cycle: a whole scrape round (direct) or the
+	// instant-query job (Prometheus), p50 and p99; History the range job.
+	CycleP50ms   float64 `json:"cycle_p50_ms"`
+	CycleP99ms   float64 `json:"cycle_p99_ms"`
+	HistoryP99ms float64 `json:"history_p99_ms,omitempty"`
+	Skipped      int     `json:"skipped"` // jobs still running at a tick (skipped, not queued)
+	RoundP50ms   float64 `json:"round_p50_ms"`
+	RoundP99ms   float64 `json:"round_p99_ms"`
+	SnapP99ms    float64 `json:"snapshot_p99_ms"`
+	FrameP50ms   float64 `json:"frame_p50_ms"`
+	FrameP99ms   float64 `json:"frame_p99_ms"`
+	FleetShown   int     `json:"fleet_targets"` // targets the snapshot accounts for
+	RowsShown    int     `json:"rows"`          // worker rows in the snapshot
+	ServerState  string  `json:"server_state,omitempty"`
+	Slowest      string  `json:"slowest,omitempty"` // Prometheus backend: the slowest queries' last durations
 }
 
 // measure runs pdtop headless — the backend, snapshot derivation and the
@@ -93,6 +100,7 @@ func measure(args []string) error {
 		inflight             = map[string]bool{}
 		rounds, skipped      int
 		roundT, snapT, frame []time.Duration
+		jobT                 = map[string][]time.Duration{}
 		last                 *sources.Snapshot
 		renderMu             sync.Mutex
 		wg                   sync.WaitGroup
@@ -107,10 +115,12 @@ func measure(args []string) error {
 			measuring, cpu0 = true, cpuSeconds()
 			mu.Lock()
 			rounds, skipped, roundT, snapT, frame = 0, 0, nil, nil, nil
+			jobT = map[string][]time.Duration{}
 			mu.Unlock()
 		}
 		t0 := time.Now()
 		var jw sync.WaitGroup
+		roundSkipped := false
 		for _, j := range backend.Round() {
 			mu.Lock()
 			busy := inflight[j.Key]
@@ -119,6 +129,7 @@ func measure(args []string) error {
 			}
 			mu.Unlock()
 			if busy {
+				roundSkipped = true
 				backend.Busy(j.Key)
 				mu.Lock()
 				skipped++
@@ -129,15 +140,17 @@ func measure(args []string) error {
 			go func(j sources.Job) {
 				defer jw.Done()
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				js := time.Now()
 				j.Run(ctx)
 				cancel()
 				mu.Lock()
 				delete(inflight, j.Key)
+				jobT[j.Key] = append(jobT[j.Key], time.Since(js))
 				mu.Unlock()
 			}(j)
 		}
 		wg.Add(1)
-		go func() {
+		go func(complete bool) {
 			defer wg.Done()
 			jw.Wait()
 			rt := time.Since(t0)
@@ -150,12 +163,14 @@ func measure(args []string) error {
 			t3 := time.Now()
 			mu.Lock()
 			rounds++
-			roundT = append(roundT, rt)
+			if complete {
+				roundT = append(roundT, rt)
+			}
 			snapT = append(snapT, t2.Sub(t1))
 			frame = append(frame, t3.Sub(t2))
 			last = s
 			mu.Unlock()
-		}()
+		}(!roundSkipped)
 	}
 	cpu1 := cpuSeconds()
 	wg.Wait()
@@ -164,6 +179,7 @@ func measure(args []string) error {
 	r := result{Mode: *mode, Workers: *workers, Seconds: dur.Seconds(), CPUPerSec: (cpu1 - cpu0) / dur.Seconds(),
 		MaxRSSMB: maxRSSMB(), Rounds: rounds, Skipped: skipped,
 		RoundP50ms: pct(roundT, 0.5), RoundP99ms: pct(roundT, 0.99), SnapP99ms: pct(snapT, 0.99),
+		CycleP50ms: pct(roundT, 0.5), CycleP99ms: pct(roundT, 0.99),
 		FrameP50ms: pct(frame, 0.5), FrameP99ms: pct(frame, 0.99)}
 	if last != nil {
 		r.FleetShown, r.RowsShown = last.Fleet.Targets, len(last.Workers)
@@ -174,7 +190,31 @@ func measure(args []string) error {
 			}
 		}
 	}
+	if now := jobT["promql:now"]; len(now) > 0 {
+		r.CycleP50ms, r.CycleP99ms = pct(now, 0.5), pct(now, 0.99)
+		r.HistoryP99ms = pct(jobT["promql:history"], 0.99)
+	}
+	if pb, ok := backend.(*promql.Backend); ok {
+		r.Slowest = slowestQueries(pb.QueryTimes(), 5)
+	}
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// slowestQueries lists the n slowest queries, "name 1.2s, …".
+func slowestQueries(qt map[string]time.Duration, n int) string {
+	names := make([]string, 0, len(qt))
+	for k := range qt {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return qt[names[i]] > qt[names[j]] })
+	var parts []string
+	for i, k := range names {
+		if i == n {
+			break
+		}
+		parts = append(parts, k+" "+qt[k].Round(time.Millisecond).String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 func pct(ds []time.Duration, q float64) float64 {

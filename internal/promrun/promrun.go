@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/common/model"
 )
 
 // Config describes the server to start.
@@ -143,8 +145,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 
 func configYAML(cfg Config, rules []string) string {
 	var b strings.Builder
+	d := func(x time.Duration) string { return model.Duration(x.Round(time.Millisecond)).String() }
 	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\n",
-		cfg.ScrapeInterval, cfg.ScrapeInterval*9/10, cfg.EvalInterval)
+		d(cfg.ScrapeInterval), d(cfg.ScrapeInterval*9/10), d(cfg.EvalInterval))
 	if len(rules) > 0 {
 		b.WriteString("rule_files:\n")
 		for _, r := range rules {

@@ -272,7 +272,7 @@ func (c *client) classify(ctx context.Context, err error, status int, name, q st
 		return fail(sources.ErrOversize, status, name+": response over the size cap")
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || isTimeout(err) {
-		return fail(sources.ErrTimeout, 0, name+": no answer before the deadline")
+		return fail(sources.ErrTimeout, 0, name+": no answer before the deadline (a large fleet? the recording rules of 'pdtop rules' make pool and chart queries cheap)")
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {

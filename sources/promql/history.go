@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -104,7 +105,7 @@ var historySignals = []sources.Signal{
 
 // runHistory is the range job.
 func (b *Backend) runHistory(ctx context.Context) {
-	defer b.recovered("the range queries")
+	defer b.recovered(keyHistory, "the range queries")
 	b.mu.Lock()
 	window, now, round := b.window, b.now, b.rounds
 	cache := b.charts
@@ -123,9 +124,8 @@ func (b *Backend) runHistory(ctx context.Context) {
 			}
 		}
 	}
-	w := effectiveWindow(window, b.scrapeInterval())
 	p := b.plan
-	id := spec.step.String() + "/" + spec.span.String() + "/" + boolStr(pd)
+	id := spec.step.String() + "/" + spec.span.String() + "/" + boolStr(pd) + "/" + boolStr(b.usingRules())
 	if cache.id != id {
 		cache = chartCache{id: id, pts: map[string]map[int64]float64{}}
 	}
@@ -133,7 +133,7 @@ func (b *Backend) runHistory(ctx context.Context) {
 	for _, r := range rows {
 		rowKey += r.inst + "\x00"
 	}
-	if end := spec.ends[len(spec.ends)-1]; end.Equal(cache.lastEnd) && rowKey == cache.rows && end.Equal(cache.restartsEnd) {
+	if end := spec.ends[len(spec.ends)-1]; end.Equal(cache.lastEnd) && rowKey == cache.rows {
 		return // no chart step has completed since the last round: nothing new to ask
 	}
 	from := spec.ends[0]
@@ -144,36 +144,10 @@ func (b *Backend) runHistory(ctx context.Context) {
 	full := v1.Range{Start: spec.ends[0], End: end, Step: spec.step}
 	tail := v1.Range{Start: from, End: end, Step: spec.step}
 
-	members := func(exclude string) string {
-		if !pd {
-			return p.roleVec(spec.span)
-		}
-		return p.roleVec(spec.span, Ne(p.role, exclude))
-	}
-	inputs, outputs := members("decode"), members("prefill")
-	perInst := func(s sources.Signal, f fn, suffix string, by ...string) string {
-		return p.workerSeries(p.rules[s], f, spec.span, suffix, nil, append([]string{p.inst}, by...)...)
-	}
-	hit, total := p.hitTerms(spec.span, nil)
-	quant := func(s sources.Signal) string {
-		bk := "sum by (le) ((" + perInst(s, fnRate, "_bucket", "le") + ") * on (" + p.inst + ") group_left () " + outputs + ")"
-		return ors([]string{tag("histogram_quantile(0.5, "+bk+")", "pdtop_q", "0.5"), tag("histogram_quantile(0.99, "+bk+")", "pdtop_q", "0.99")})
-	}
-	output := "(" + perInst(sources.SigRealtimeDecode, fnRate, "") + ") or (" + perInst(sources.SigGenerationTokens, fnRate, "") + ")"
-	charts := []query{
-		{cInput, "sum((" + perInst(sources.SigPromptTokens, fnRate, "") + ") * on (" + p.inst + ") group_left () " + inputs + ")"},
-		{cOutput, "sum((" + output + ") * on (" + p.inst + ") group_left () " + outputs + ")"},
-		{"ttft", quant(sources.SigTTFT)},
-		{"itl", quant(sources.SigITL)},
-		{"hit", ors([]string{
-			tag("sum(("+hit+") * on ("+p.inst+") group_left () "+inputs+")", sigTag, cHit),
-			tag("sum(("+total+") * on ("+p.inst+") group_left () "+inputs+")", sigTag, cTotal),
-		})},
-	}
-	if pq := b.predictedQuery(spec.span, gens); pq != "" {
-		charts = append(charts, query{"predicted", pq})
-	}
-
+	b.mu.Lock()
+	recorded := b.server.rules
+	b.mu.Unlock()
+	charts := b.chartQueries(spec, pd, gens, recorded)
 	res := map[string]model.Matrix{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -197,19 +171,6 @@ func (b *Backend) runHistory(ctx context.Context) {
 		wg.Add(1)
 		go run(q.name, q.q, full)
 	}
-	// Restarts: resets() over the rate window, scanned from where the
-	// last round stopped; a growing count marks a restart at that step.
-	rid := spec.step.String() + "/" + spec.span.String() + "/" + w.String()
-	rfrom := spec.ends[0].Add(-w)
-	if cache.restartsID == rid && !cache.restartsEnd.IsZero() && cache.restartsEnd.After(rfrom) {
-		rfrom = cache.restartsEnd
-	} else {
-		cache.restarts = map[string]*restartScan{}
-		cache.restartsID = rid
-	}
-	wg.Add(1)
-	rfrom = rfrom.Truncate(spec.step)
-	go run("restarts", b.restartsQuery(w, spec.span), v1.Range{Start: rfrom, End: end, Step: spec.step})
 	wg.Wait()
 
 	h := &history{spec: spec, charts: map[string][]float64{}}
@@ -239,36 +200,105 @@ func (b *Backend) runHistory(ctx context.Context) {
 	}
 	cache.prune(spec.ends[0])
 	h.fill(&cache, spec, res, p)
-	events := b.restartEvents(&cache, res["restarts"], rfrom, spec)
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	cache.restarts, cache.restartsEnd, cache.restartsID = b.charts.restarts, b.charts.restartsEnd, b.charts.restartsID
 	b.charts = cache
 	b.hist = h
-	for _, e := range events {
-		if b.noteRestart(e) {
-			b.addEvent(e)
-		}
-	}
 	names := make([]string, 0, len(res))
 	for n := range res {
 		names = append(names, n)
 	}
 	b.logFailures(fails, names)
+	// Charts keep their cached points; a failure shows on the server
+	// target like any other.
+	var worstErr *sources.ScrapeError
 	if len(fails) > 0 {
-		// Charts keep their cached points; the failure shows on the
-		// server target like any other.
-		if ev := b.server.fail(b.opts.Clock(), worst(fails), round); ev != nil {
-			b.addEvent(*ev)
-		}
+		worstErr = worst(fails)
+	}
+	if ev := b.server.report(keyHistory, b.opts.Clock(), worstErr, nil, round); ev != nil {
+		b.addEvent(*ev)
 	}
 }
 
 func boolStr(b bool) string {
 	if b {
-		return "pd"
+		return "1"
 	}
-	return "unified"
+	return "0"
+}
+
+func (b *Backend) usingRules() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.server.rules
+}
+
+// chartQueries are the fleet chart series as range queries: from the raw
+// series, or from the recorded pool series when the rules exist (their
+// points are then averages over the rules' window, not over one step).
+func (b *Backend) chartQueries(spec chartSpec, pd bool, gens map[string]string, recorded bool) []query {
+	p := b.plan
+	quant := func(buckets string) string {
+		return ors([]string{tag("histogram_quantile(0.5, "+buckets+")", "pdtop_q", "0.5"), tag("histogram_quantile(0.99, "+buckets+")", "pdtop_q", "0.99")})
+	}
+	var qs []query
+	if recorded {
+		w := b.effectiveWindowNow()
+		m := append(append([]Matcher(nil), p.sel...), Eq(windowLabel, dur(w)))
+		in, out := m, m
+		if pd {
+			in = append(append([]Matcher(nil), m...), Ne(p.role, "decode"))
+			out = append(append([]Matcher(nil), m...), Ne(p.role, "prefill"))
+		}
+		rec := func(name string, ms []Matcher, by ...string) string {
+			return "sum by (" + strings.Join(by, ", ") + ") (" + vs([]string{name}, ms...) + ")"
+		}
+		qs = []query{
+			{cInput, rec(poolRule(sources.SigPromptTokens, ""), in)},
+			{cOutput, "(" + rec(poolRule(sources.SigRealtimeDecode, ""), out) + ") or (" + rec(poolRule(sources.SigGenerationTokens, ""), out) + ")"},
+			{"ttft", quant(rec(poolRule(sources.SigTTFT, "_bucket"), out, "le"))},
+			{"itl", quant(rec(poolRule(sources.SigITL, "_bucket"), out, "le"))},
+			{"hit", rec(ruleHit, in, sigTag)},
+		}
+	} else {
+		members := func(exclude string) string {
+			if !pd {
+				return p.roleVec(spec.span)
+			}
+			return p.roleVec(spec.span, Ne(p.role, exclude))
+		}
+		inputs, outputs := members("decode"), members("prefill")
+		perInst := func(s sources.Signal, f fn, suffix string, by ...string) string {
+			return p.workerSeries(p.rules[s], f, spec.span, suffix, nil, append([]string{p.inst}, by...)...)
+		}
+		join := func(x, roles string) string { return "(" + x + ") * on (" + p.inst + ") group_left () " + roles }
+		hit, total := p.hitTerms(spec.span, nil)
+		output := "(" + perInst(sources.SigRealtimeDecode, fnRate, "") + ") or (" + perInst(sources.SigGenerationTokens, fnRate, "") + ")"
+		qs = []query{
+			{cInput, "sum(" + join(perInst(sources.SigPromptTokens, fnRate, ""), inputs) + ")"},
+			{cOutput, "sum(" + join(output, outputs) + ")"},
+			{"ttft", quant("sum by (le) (" + join(perInst(sources.SigTTFT, fnRate, "_bucket", "le"), outputs) + ")")},
+			{"itl", quant("sum by (le) (" + join(perInst(sources.SigITL, fnRate, "_bucket", "le"), outputs) + ")")},
+			{"hit", ors([]string{
+				tag("sum("+join(hit, inputs)+")", sigTag, cHit),
+				tag("sum("+join(total, inputs)+")", sigTag, cTotal),
+			})},
+		}
+	}
+	if pq := b.predictedQuery(spec.span, gens); pq != "" {
+		qs = append(qs, query{"predicted", pq})
+	}
+	return qs
+}
+
+// effectiveWindowNow is the rate window of the next round.
+func (b *Backend) effectiveWindowNow() time.Duration {
+	b.mu.Lock()
+	w := b.window
+	b.mu.Unlock()
+	return effectiveWindow(w, b.scrapeInterval())
 }
 
 // merge stores a matrix's points under name (one series expected).
@@ -492,6 +522,61 @@ func (b *Backend) predictedQuery(span time.Duration, gens map[string]string) str
 	return ors(alts)
 }
 
+// runRestarts is the restart job: it scans the restart indicators from
+// the last step it scanned to the newest, at chart-step resolution. The
+// first scan covers one rate window back, so restarts are those seen since
+// pdtop started plus those of the window before (a longer backfill would
+// cost one evaluation of resets() over every worker's counters per step).
+func (b *Backend) runRestarts(ctx context.Context) {
+	defer b.recovered(keyRestarts, "the restart scan")
+	b.mu.Lock()
+	window, round := b.window, b.rounds
+	st := b.charts
+	b.mu.Unlock()
+	at := b.evalTime()
+	spec := b.chartSpec(at, window)
+	w := effectiveWindow(window, b.scrapeInterval())
+	end := spec.ends[len(spec.ends)-1]
+	rid := spec.step.String() + "/" + spec.span.String() + "/" + w.String() + "/" + boolStr(b.usingRules())
+	from := end.Add(-w).Truncate(spec.step)
+	if st.restartsID == rid && !st.restartsEnd.IsZero() && !st.restartsEnd.Before(from) {
+		from = st.restartsEnd
+	} else {
+		st.restarts, st.restartsID, st.restartsEnd = map[string]*restartScan{}, rid, time.Time{}
+	}
+	if st.restartsEnd.Equal(end) {
+		return // no new step
+	}
+	q := b.restartsQuery(w, spec.span)
+	if b.usingRules() {
+		q = b.recordedRestarts(w)
+	}
+	m, fail := b.c.series(ctx, "restarts", q, v1.Range{Start: from, End: end, Step: spec.step})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fail != nil {
+		b.logFailures([]*queryFailure{fail}, nil)
+		if ev := b.server.report(keyRestarts, b.opts.Clock(), fail.err, nil, round); ev != nil {
+			b.addEvent(*ev)
+		}
+		return
+	}
+	if ev := b.server.report(keyRestarts, b.opts.Clock(), nil, nil, round); ev != nil {
+		b.addEvent(*ev)
+	}
+	if b.charts.restartsID != st.restartsID {
+		b.charts.restarts = map[string]*restartScan{}
+	}
+	c := &b.charts
+	c.restarts, c.restartsID, c.restartsEnd = st.restarts, st.restartsID, st.restartsEnd
+	for _, e := range b.restartEvents(c, m, from, spec) {
+		if b.noteRestart(e) {
+			b.addEvent(e)
+		}
+	}
+	b.logFailures(nil, []string{"restarts"})
+}
+
 // restartsQuery is, per worker and step, two restart indicators, tagged
 // pdtop_kind: "reset", the most resets() any restart counter saw within
 // the rate window w ending at the step; "start", the number of scheduler
@@ -500,25 +585,30 @@ func (b *Backend) predictedQuery(span time.Duration, gens map[string]string) str
 // several schedulers has only new pids, which is not a restart — or the
 // changes of a startup constant. Only non-zero values are returned.
 func (b *Backend) restartsQuery(w, span time.Duration) string {
-	p := b.plan
+	return restartIndicators(b.plan, w, span) + " > 0"
+}
+
+// restartIndicators is restartsQuery without the final filter (the
+// recording rule keeps zeros out of it the same way).
+func restartIndicators(p *plan, w, span time.Duration) string {
 	r := "[" + dur(w) + "]"
 	var resets []string
 	for i, name := range schema.RestartCounters() {
-		resets = append(resets, tag("max by ("+p.inst+") (resets("+vs([]string{name}, p.sel...)+r+"))", "pdtop_c", strconv.Itoa(i)))
+		resets = append(resets, tag("max by ("+p.ids()+") (resets("+vs([]string{name}, p.sel...)+r+"))", "pdtop_c", strconv.Itoa(i)))
 	}
 	pids := vs(schema.PIDGauges(), concat(p.sel, []Matcher{Ne("pid", "")})...)
-	byPid := func(rng string) string { return "group by (" + p.inst + ", pid) (last_over_time(" + pids + rng + "))" }
+	byPid := func(rng string) string { return "group by (" + p.ids() + ", pid) (last_over_time(" + pids + rng + "))" }
 	recent := byPid("[" + dur(span) + "]")
 	before := byPid("[" + dur(w) + "] offset " + dur(span))
 	all := byPid("[" + dur(w+span) + "]")
-	fresh := "count by (" + p.inst + ") (" + recent + " unless on (" + p.inst + ", pid) " + before + ")"
-	starts := []string{"(" + fresh + ") < (count by (" + p.inst + ") (" + all + "))"}
+	fresh := "count by (" + p.ids() + ") (" + recent + " unless on (" + p.ids() + ", pid) " + before + ")"
+	starts := []string{"(" + fresh + ") < (count by (" + p.ids() + ") (" + all + "))"}
 	for i, name := range schema.StartupConstants() {
-		starts = append(starts, tag("max by ("+p.inst+") (changes("+vs([]string{name}, p.sel...)+r+"))", "pdtop_c", strconv.Itoa(i)))
+		starts = append(starts, tag("max by ("+p.ids()+") (changes("+vs([]string{name}, p.sel...)+r+"))", "pdtop_c", strconv.Itoa(i)))
 	}
 	return ors([]string{
-		tag("max by ("+p.inst+") ("+ors(resets)+") > 0", "pdtop_kind", "reset"),
-		tag("max by ("+p.inst+") ("+ors(starts)+") > 0", "pdtop_kind", "start"),
+		tag("(max by ("+p.ids()+") ("+ors(resets)+") > 0)", "pdtop_kind", "reset"),
+		tag("(max by ("+p.ids()+") ("+ors(starts)+") > 0)", "pdtop_kind", "start"),
 	})
 }
 

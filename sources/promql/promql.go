@@ -189,13 +189,15 @@ func New(rawURL string, cfg config.HTTPClientConfig, opts Options) (*Backend, er
 
 // Job keys.
 const (
-	keyNow     = "promql:now"
-	keyHistory = "promql:history"
+	keyNow      = "promql:now"
+	keyHistory  = "promql:history"
+	keyRestarts = "promql:restarts"
 )
 
-// Round returns the two jobs of a refresh: the instant queries (every
-// figure at now) and the range queries (chart history, per-row
-// sparklines, restarts). While the server is being backed off (after a
+// Round returns the three jobs of a refresh: the instant queries (every
+// figure at now), the range queries (chart history, per-row sparklines)
+// and the restart scan, each skipped at a tick while its previous run is
+// still going. While the server is being backed off (after a
 // 503 or a server-side timeout) it returns none.
 func (b *Backend) Round() []sources.Job {
 	b.mu.Lock()
@@ -207,6 +209,7 @@ func (b *Backend) Round() []sources.Job {
 	return []sources.Job{
 		{Key: keyNow, Run: b.runNow},
 		{Key: keyHistory, Run: b.runHistory},
+		{Key: keyRestarts, Run: b.runRestarts},
 	}
 }
 
@@ -251,12 +254,14 @@ func (b *Backend) Snapshot(window time.Duration) *sources.Snapshot {
 
 // runWithRecover turns a panic in a job into a server failure, so a
 // malformed answer can never take the dashboard down.
-func (b *Backend) recovered(what string) {
+func (b *Backend) recovered(job, what string) {
 	if r := recover(); r != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		b.server.fail(b.opts.Clock(), &sources.ScrapeError{Class: sources.ErrOther,
-			Message: "internal error while reading " + what + " (recovered)"}, -1)
+		if ev := b.server.report(job, b.opts.Clock(), &sources.ScrapeError{Class: sources.ErrOther,
+			Message: "internal error while reading " + what + " (recovered)"}, nil, -1); ev != nil {
+			b.addEvent(*ev)
+		}
 	}
 }
 

@@ -76,13 +76,14 @@ func (b *Backend) phase1(w time.Duration, gens map[string]string, rows int, reco
 			tag("count by ("+p.role+") ("+roles+")", sigTag, "all"),
 			tag("count by ("+p.role+") ("+roles+" and on ("+inst+") "+live+")", sigTag, "live"),
 		})},
-		{"rows", b.rowsQuery(w, gens, rows)},
+		{"rows", b.rowsQuery(w, gens, rows)}, // replaced below when recorded
 		{"gw_names", "group by (" + inst + ", __name__) (" +
 			vs(nil, append([]Matcher{{Name: "__name__", Op: "=~", Value: "smg_.+|sgl_router_.+"}}, p.sel...)...) + ")"},
 		{"gw_requests", "group by (" + inst + ", route, method, worker_url) (" + vs([]string{"sgl_router_requests_total"}, p.sel...) + ")"},
 	}
 	if recorded {
 		qs[0].q = b.recordedWorkers(w)
+		qs[1].q = b.recordedRows(w, gens, rows)
 		return append(qs, b.recordedPoolQueries(w)...)
 	}
 	return append(qs, b.poolQueries(w, p.roleVec(b.gaugeLookback(w)))...)
@@ -96,17 +97,23 @@ func (b *Backend) rowsQuery(w time.Duration, gens map[string]string, rows int) s
 	p := b.plan
 	n := strconv.Itoa(rows)
 	roles := p.roleVec(w)
-	wait := p.workerSeries(p.rules[sources.SigWaiting], fnLast, w, "", []Matcher{Ne(p.role, "decode")}, p.inst, p.role)
-	kv := p.workerSeries(p.rules[sources.SigKVUsage], fnLast, w, "", []Matcher{Eq(p.role, "decode")}, p.inst, p.role)
-	rank := "((" + wait + ") or (" + kv + ")) or on (" + p.inst + ") (" + roles + " * 0)"
 	alts := []string{
-		tag("topk by ("+p.role+") ("+n+", "+rank+")", sigTag, "rank"),
+		tag("topk by ("+p.role+") ("+n+", "+rankExpr(p, w)+")", sigTag, "rank"),
 		tag("topk("+n+", "+roles+" unless on ("+p.inst+") "+p.liveVec()+")", sigTag, "stale"),
 	}
 	if bad := b.troubledWorkers(w, gens); bad != "" {
 		alts = append(alts, tag("topk("+n+", "+roles+" and on ("+p.inst+") "+bad+")", sigTag, "router"))
 	}
 	return ors(alts)
+}
+
+// rankExpr ranks each worker for a row, {<instance>, <role>}: waiting
+// requests for prefill and unified workers, KV usage for decode workers, 0
+// for a worker exposing neither.
+func rankExpr(p *plan, w time.Duration) string {
+	wait := p.workerSeries(p.rules[sources.SigWaiting], fnLast, w, "", []Matcher{Ne(p.role, "decode")}, p.ids(), p.role)
+	kv := p.workerSeries(p.rules[sources.SigKVUsage], fnLast, w, "", []Matcher{Eq(p.role, "decode")}, p.ids(), p.role)
+	return "((" + wait + ") or (" + kv + ")) or on (" + p.ids() + ") (" + p.roleVec(w) + " * 0)"
 }
 
 // troubledWorkers is one series per worker (by the instance label) that

@@ -83,7 +83,7 @@ func (b *Backend) scrapeInterval() time.Duration {
 
 // runNow is the instant job: discovery, rows, pools and gateways at now.
 func (b *Backend) runNow(ctx context.Context) {
-	defer b.recovered("the instant queries")
+	defer b.recovered(keyNow, "the instant queries")
 	start := b.opts.Clock()
 	b.mu.Lock()
 	window, prev, rounds := b.window, b.now, b.rounds
@@ -145,36 +145,24 @@ func (b *Backend) runNow(ctx context.Context) {
 	for _, v := range f.v {
 		b.server.series += len(v)
 	}
-	var ev *sources.Event
+	var worstErr *sources.ScrapeError
 	if len(fails) > 0 {
-		ev = b.server.fail(end, worst(fails), rounds)
-	} else {
-		ev = b.server.ok(end, warnings)
+		worstErr = worst(fails)
 	}
-	if ev != nil {
+	if ev := b.server.report(keyNow, end, worstErr, warnings, rounds); ev != nil {
 		b.addEvent(*ev)
 	}
 }
 
-// worst picks the failure to show: an overload (it changes what pdtop
-// does) before a bad query before anything else.
+// worst picks the failure to show (see rankErr).
 func worst(fails []*queryFailure) *sources.ScrapeError {
-	best := fails[0]
-	rank := func(f *queryFailure) int {
-		switch {
-		case f.err.Status == 503:
-			return 0
-		case f.err.Class == ErrQuery:
-			return 1
-		}
-		return 2
-	}
+	best := fails[0].err
 	for _, f := range fails[1:] {
-		if rank(f) < rank(best) {
-			best = f
+		if rankErr(f.err) < rankErr(best) {
+			best = f.err
 		}
 	}
-	return best.err
+	return best
 }
 
 func (b *Backend) skew() time.Duration {

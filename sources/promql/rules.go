@@ -3,6 +3,7 @@ package promql
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,14 @@ const windowLabel = "pdtop_window"
 const (
 	ruleWorkers = "pdtop:workers:count"
 	ruleHit     = "pdtop:pool:hit:increase"
+	// Per worker: the role of every worker seen within the window, the
+	// workers whose last scrape worked, the row ranking, and the restart
+	// indicators (see restartsQuery) — what the dashboard would otherwise
+	// read every worker's raw series for on every refresh.
+	ruleRole     = "pdtop:worker:role"
+	ruleLive     = "pdtop:worker:live"
+	ruleRank     = "pdtop:worker:rank"
+	ruleRestarts = "pdtop:worker:restarts"
 )
 
 // slug turns a signal name into a metric-name part ("KV usage" → "kv_usage").
@@ -127,6 +136,12 @@ func Rules(o RulesOptions) ([]byte, error) {
 		tag("count by ("+keepBy+") ("+roles+")", sigTag, "all"),
 		tag("count by ("+keepBy+") ("+roles+" and on ("+p.ids()+") "+live+")", sigTag, "live"),
 	}))
+	add(ruleRole, roles)
+	add(ruleLive, live)
+	add(ruleRank, rankExpr(p, w))
+	// The restart indicators over the window; a pid counts as new for a
+	// whole window, so any evaluation interval up to the window sees it.
+	add(ruleRestarts, restartIndicators(p, w, w))
 	for _, s := range gaugeSignals {
 		agg := "sum"
 		if store.PoolMax(s) {
@@ -187,6 +202,29 @@ func (b *Backend) recordedPoolQueries(w time.Duration) []query {
 			rec(poolRule(s, "_bucket"), "sum", "le"), rec(poolRule(s, "_count"), "sum"), rec(poolRule(s, "_sum"), "sum"))})
 	}
 	return qs
+}
+
+// recordedRows is rowsQuery over the recorded per-worker series.
+func (b *Backend) recordedRows(w time.Duration, gens map[string]string, rows int) string {
+	p := b.plan
+	n := strconv.Itoa(rows)
+	m := append(append([]Matcher(nil), p.sel...), Eq(windowLabel, dur(w)))
+	roles := "group by (" + p.inst + ", " + p.role + ") (" + vs([]string{ruleRole}, m...) + ")"
+	alts := []string{
+		tag("topk by ("+p.role+") ("+n+", sum by ("+p.inst+", "+p.role+") ("+vs([]string{ruleRank}, m...)+"))", sigTag, "rank"),
+		tag("topk("+n+", "+roles+" unless on ("+p.inst+") group by ("+p.inst+") ("+vs([]string{ruleLive}, m...)+"))", sigTag, "stale"),
+	}
+	if bad := b.troubledWorkers(w, gens); bad != "" {
+		alts = append(alts, tag("topk("+n+", "+roles+" and on ("+p.inst+") "+bad+")", sigTag, "router"))
+	}
+	return ors(alts)
+}
+
+// recordedRestarts is restartsQuery over the recorded indicators.
+func (b *Backend) recordedRestarts(w time.Duration) string {
+	p := b.plan
+	m := append(append([]Matcher(nil), p.sel...), Eq(windowLabel, dur(w)))
+	return "max by (" + p.inst + ", pdtop_kind) (" + vs([]string{ruleRestarts}, m...) + ") > 0"
 }
 
 // recordedWorkers is the workers query over the recorded counts.

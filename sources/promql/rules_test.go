@@ -43,7 +43,9 @@ func TestRulesCoverEveryPoolQuery(t *testing.T) {
 	// Every recorded series the backend queries exists.
 	b := &Backend{plan: newPlan(sel, "instance", "engine_type")}
 	var wanted []string
-	for _, q := range append(b.recordedPoolQueries(30*time.Second), query{"workers", b.recordedWorkers(30 * time.Second)}) {
+	qs := append(b.recordedPoolQueries(30*time.Second), query{"workers", b.recordedWorkers(30 * time.Second)},
+		query{"rows", b.recordedRows(30*time.Second, nil, 10)}, query{"restarts", b.recordedRestarts(30 * time.Second)})
+	for _, q := range qs {
 		for _, part := range strings.Split(q.q, "pdtop:")[1:] {
 			name := "pdtop:" + part[:strings.IndexAny(part, "{ )")]
 			wanted = append(wanted, name)

@@ -41,60 +41,89 @@ type serverState struct {
 	// rules is true when the last round read them.
 	ruleWindows map[string]bool
 	rules       bool
-	// failures are the failed queries of the last round, for the log.
+	// failures are the failed queries of the last instant round (tests
+	// and diagnostics read them).
 	failures []*queryFailure
 	warnings []string
+	// jobs holds each job's latest failure (absent: it worked).
+	jobs map[string]*sources.ScrapeError
 }
 
-// ok records a round whose queries all worked (warnings aside).
-func (s *serverState) ok(now time.Time, warnings []string) (ev *sources.Event) {
-	prev := s.health
-	s.backoff = 0
-	s.lastSuccess = now
-	if len(warnings) > 0 {
-		s.health = sources.Stale
-		s.lastErr = &sources.ScrapeError{Class: ErrPartial, Message: "partial data: " + warnings[0] + more(len(warnings)-1)}
-	} else {
-		s.health = sources.Up
-		s.lastErr = nil
+// report records one job's outcome (err nil: its queries all worked;
+// warnings: they answered with warnings) and re-derives the server's
+// health from the latest outcome of every job, so a job that keeps failing
+// keeps the server stale while the others succeed. A 503 (overloaded)
+// starts or doubles the back-off, once per round whichever job saw it.
+// It returns the event of a health transition, if any.
+func (s *serverState) report(job string, now time.Time, err *sources.ScrapeError, warnings []string, round int) *sources.Event {
+	if s.jobs == nil {
+		s.jobs = map[string]*sources.ScrapeError{}
 	}
-	if prev != sources.Up && prev != sources.Pending && s.health == sources.Up {
+	prev := s.health
+	if err == nil {
+		delete(s.jobs, job)
+		s.lastSuccess = now
+		if len(s.jobs) == 0 {
+			s.backoff = 0
+		}
+	} else {
+		if err.Class == sources.ErrHTTP5xx && err.Status == 503 && s.backoffRound != round {
+			s.backoffRound = round
+			s.backoff *= 2
+			if s.backoff < minBackoff {
+				s.backoff = minBackoff
+			}
+			if s.backoff > maxBackoff {
+				s.backoff = maxBackoff
+			}
+			s.backoffUntil = now.Add(s.backoff)
+		}
+		if err.Class == sources.ErrHTTP5xx && err.Status == 503 && s.backoff > 0 {
+			e := *err
+			e.Message += " " + s.backoff.String()
+			err = &e
+		}
+		s.jobs[job] = err
+	}
+	if job == keyNow {
+		s.warnings = warnings
+	}
+	var worstErr *sources.ScrapeError
+	for _, k := range []string{keyNow, keyHistory, keyRestarts} {
+		if e := s.jobs[k]; e != nil && (worstErr == nil || rankErr(e) < rankErr(worstErr)) {
+			worstErr = e
+		}
+	}
+	switch {
+	case worstErr != nil && s.lastSuccess.IsZero():
+		s.health, s.lastErr = sources.Down, worstErr
+	case worstErr != nil:
+		s.health, s.lastErr = sources.Stale, worstErr
+	case len(s.warnings) > 0:
+		s.health = sources.Stale
+		s.lastErr = &sources.ScrapeError{Class: ErrPartial, Message: "partial data: " + s.warnings[0] + more(len(s.warnings)-1)}
+	default:
+		s.health, s.lastErr = sources.Up, nil
+	}
+	switch {
+	case prev == sources.Up && s.health != sources.Up:
+		return &sources.Event{Time: now, TargetID: s.id, Name: "prometheus", Kind: "stale", Detail: s.lastErr.Error()}
+	case prev != sources.Up && prev != sources.Pending && s.health == sources.Up:
 		return &sources.Event{Time: now, TargetID: s.id, Name: "prometheus", Kind: "recovered"}
 	}
 	return nil
 }
 
-// fail records a round in which some queries failed; err is the one to
-// show. A 503 (overloaded) starts or doubles the back-off, once per round
-// whichever of the round's jobs saw it.
-func (s *serverState) fail(now time.Time, err *sources.ScrapeError, round int) (ev *sources.Event) {
-	prev := s.health
-	if err.Class == sources.ErrHTTP5xx && err.Status == 503 && s.backoffRound != round {
-		s.backoffRound = round
-		s.backoff *= 2
-		if s.backoff < minBackoff {
-			s.backoff = minBackoff
-		}
-		if s.backoff > maxBackoff {
-			s.backoff = maxBackoff
-		}
-		s.backoffUntil = now.Add(s.backoff)
+// rankErr orders failures for display: an overload first (it changes what
+// pdtop does), then a bad query, then anything else.
+func rankErr(e *sources.ScrapeError) int {
+	switch {
+	case e.Status == 503:
+		return 0
+	case e.Class == ErrQuery:
+		return 1
 	}
-	if err.Class == sources.ErrHTTP5xx && err.Status == 503 && s.backoff > 0 {
-		e := *err
-		e.Message += " " + s.backoff.String()
-		err = &e
-	}
-	s.lastErr = err
-	if s.lastSuccess.IsZero() {
-		s.health = sources.Down
-	} else {
-		s.health = sources.Stale
-	}
-	if prev == sources.Up {
-		return &sources.Event{Time: now, TargetID: s.id, Name: "prometheus", Kind: "stale", Detail: err.Error()}
-	}
-	return nil
+	return 2
 }
 
 func more(n int) string {
