@@ -52,6 +52,11 @@ func (p *promFlags) validate() error {
 	if p.selector != "" && !p.set() {
 		return fmt.Errorf("--selector needs --prometheus")
 	}
+	if p.set() {
+		if err := promql.ValidateURL(p.url); err != nil {
+			return err
+		}
+	}
 	if p.rows < 1 || p.rows > 1000 {
 		return fmt.Errorf("--rows %d: want 1..1000", p.rows)
 	}

@@ -158,13 +158,10 @@ type Backend struct {
 // a host that is not loopback. The error names what is wrong.
 func New(rawURL string, cfg config.HTTPClientConfig, opts Options) (*Backend, error) {
 	opts.defaults()
-	u, err := url.Parse(strings.TrimSpace(rawURL))
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return nil, fmt.Errorf("--prometheus %s: want an http or https URL such as http://prometheus:9090", sources.DisplayURL(rawURL))
+	if err := ValidateURL(rawURL); err != nil {
+		return nil, err
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("--prometheus %s: no query string or fragment, please (tokens belong in the HTTP config)", sources.DisplayURL(rawURL))
-	}
+	u, _ := url.Parse(strings.TrimSpace(rawURL))
 	for _, l := range []string{opts.InstanceLabel, opts.RoleLabel} {
 		if !ValidLabelName(l) {
 			return nil, fmt.Errorf("%q is not a label name", l)
@@ -185,6 +182,20 @@ func New(rawURL string, cfg config.HTTPClientConfig, opts Options) (*Backend, er
 		window: opts.Window, restart: map[string][]time.Time{}, gens: map[string]string{}}
 	b.server.id = sources.DisplayURL(u.String())
 	return b, nil
+}
+
+// ValidateURL checks a server URL as New does, without building anything:
+// http or https, a host, no query string or fragment. The error names the
+// flag (--prometheus) and never echoes a query string.
+func ValidateURL(rawURL string) error {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return fmt.Errorf("--prometheus %s: want an http or https URL such as http://prometheus:9090", sources.DisplayURL(rawURL))
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("--prometheus %s: no query string or fragment, please (tokens belong in the HTTP config)", sources.DisplayURL(rawURL))
+	}
+	return nil
 }
 
 // Job keys.
