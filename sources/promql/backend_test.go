@@ -234,3 +234,37 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 		t.Errorf("credentials over http: %v", err)
 	}
 }
+
+// When the server goes away, everything it told us goes stale with its
+// reason and age: rows, gateways, and the "up" counts (stale counts say
+// nothing about now).
+func TestServerGoesAway(t *testing.T) {
+	f := &fakeProm{routes: []route{
+		{has: []string{`"rank"`}, result: "[" + sample(`"instance":"w1","engine_type":"decode","pdtop_sig":"rank"`, 0) + "]"},
+		{has: []string{`"all"`, `"live"`}, result: "[" + sample(`"engine_type":"decode","pdtop_sig":"all"`, 1) + "," +
+			sample(`"engine_type":"decode","pdtop_sig":"live"`, 1) + "]"},
+		{has: []string{"group by (instance, __name__)"}, result: "[" + sample(`"__name__":"smg_http_requests_total","instance":"gw:29000"`, 1) + "]"},
+	}}
+	b, clk := newFakeBackend(t, f)
+	runRound(b)
+	s := b.Snapshot(time.Minute)
+	if s.Fleet.TargetsUp != 3 || s.Fleet.Targets != 3 || len(s.Gateways) != 1 || s.Gateways[0].Generation != "smg gateway" {
+		t.Fatalf("first round: fleet %+v gateways %+v", s.Fleet, s.Gateways)
+	}
+	f.mu.Lock()
+	f.fail = &answer{status: 500, body: "boom"}
+	f.mu.Unlock()
+	clk.add(3 * time.Second)
+	runRound(b)
+	s = b.Snapshot(time.Minute)
+	if s.Fleet.TargetsUp != 0 {
+		t.Errorf("targets up %d with the server failing", s.Fleet.TargetsUp)
+	}
+	g := s.Gateways[0]
+	if g.Health != sources.Stale || g.LastError == nil || g.LastError.Status != 500 || g.Age.Round(time.Second) != 3*time.Second {
+		t.Errorf("gateway %v %+v age %v", g.Health, g.LastError, g.Age)
+	}
+	if w := s.Workers[0]; w.Health != sources.Stale || w.LastError == nil || w.LastError.Status != 500 {
+		t.Errorf("worker %v %+v", w.Health, w.LastError)
+	}
+}

@@ -37,7 +37,9 @@ func (d *decoder) pools(snap *sources.Snapshot) {
 		case "all":
 			pv.Workers += int(v)
 		case "live":
-			pv.Up += int(v)
+			if !d.stale("workers") { // stale counts say nothing about now
+				pv.Up += int(v)
+			}
 		}
 	}
 	for _, name := range []string{"pool_gauges", "pool_counters"} {
@@ -126,7 +128,13 @@ func (d *decoder) gateways(h *history) []sources.GatewayView {
 			Readings: sources.Readings{}, Responses: map[string]sources.Reading{}, Errors: map[string]sources.Reading{},
 			Dists: map[sources.Signal]sources.Quantiles{},
 		}
-		if !live[inst] {
+		if t, ok := d.f.gwSeen[inst]; ok {
+			g.LastSuccess, g.Age = t, nonNegDur(d.now.Sub(t))
+		}
+		switch {
+		case d.stale("gw_names"):
+			g.Health, g.LastError = sources.Stale, d.srv.LastError
+		case !live[inst]:
 			g.Health = sources.Stale
 			g.LastError = &sources.ScrapeError{Class: ErrNoSamples,
 				Message: "the server has no fresh samples of this gateway replica (up = 0, or it is gone)"}

@@ -147,6 +147,7 @@ type Backend struct {
 	events  []sources.Event
 	restart map[string][]time.Time // worker → restart times seen
 	gens    map[string]string      // gateway instance → generation, as last recognised
+	gwSeen  map[string]time.Time   // gateway instance → when it last had fresh samples
 	rounds  int
 	logged  map[string]sources.ErrorClass // failing queries last logged
 }
@@ -291,8 +292,11 @@ func (b *Backend) logFailures(fails []*queryFailure, names []string) {
 		failed[f.name] = true
 		if b.logged[f.name] != f.err.Class {
 			b.logged[f.name] = f.err.Class
-			l.Warn("prometheus query failed", "query_name", f.name, "class", string(f.err.Class),
-				"status", f.err.Status, "error", f.err.Message, "query", f.query)
+			args := []any{"query_name", f.name, "class", string(f.err.Class), "status", f.err.Status, "error", f.err.Message}
+			if f.err.Class == ErrQuery {
+				args = append(args, "query", f.query) // the server rejected this text
+			}
+			l.Warn("prometheus query failed", args...)
 		}
 	}
 	for _, n := range names {

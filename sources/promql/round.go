@@ -23,7 +23,8 @@ type frame struct {
 	v       map[string]model.Vector
 	carried map[string]bool
 	rows    []rowRef
-	gens    map[string]string // gateway instance → generation
+	gens    map[string]string    // gateway instance → generation
+	gwSeen  map[string]time.Time // gateway instance → last fresh samples
 }
 
 // rowRef is a worker that has a row.
@@ -132,6 +133,22 @@ func (b *Backend) runNow(ctx context.Context) {
 	defer b.mu.Unlock()
 	b.now = f
 	b.gens = f.gens
+	if !f.carried["gw_names"] {
+		if b.gwSeen == nil {
+			b.gwSeen = map[string]time.Time{}
+		}
+		for _, s := range f.v["gw_names"] {
+			b.gwSeen[string(s.Metric[model.LabelName(b.plan.inst)])] = f.at
+		}
+	}
+	f.gwSeen = make(map[string]time.Time, len(b.gwSeen))
+	for k, v := range b.gwSeen {
+		if _, ok := f.gens[k]; ok {
+			f.gwSeen[k] = v
+		} else {
+			delete(b.gwSeen, k)
+		}
+	}
 	b.server.duration = end.Sub(start)
 	b.server.slow = false
 	b.server.failures = fails
