@@ -22,8 +22,9 @@ func drawCache(c *drawCtx) []string {
 		return message(c, "no gateways or prefill workers in this fleet")
 	}
 	gt := gatewayHitTable(s, pool, m)
-	wt := workerHitTable(s, ws, pool, m)
 	causes := cacheCauses(s, ws, m)
+	wt := workerHitTable(s, c.keep(ws), pool, m)
+	wt.empty = c.noMatch("prefill worker")
 	for i, l := range causes {
 		causes[i] = paint(c.st, toneWarn, fit(l, c.w))
 	}
@@ -32,12 +33,12 @@ func drawCache(c *drawCtx) []string {
 		parts[0] = linesPart([]string{paint(c.st, toneMuted, "no gateway replica scraped: no prediction to compare")}, 1, 0, false)
 	}
 	if len(ws) > 0 {
-		p := tablePart(c, wt, 0)
+		p := selectablePart(c, wt, 0)
 		p.gap = true
 		parts = append(parts, p)
 	}
 	parts = append(parts, linesPart(causes, 1, 2, true))
-	if act := seriesPoints(s, "hit_actual"); len(act) > 0 || len(seriesPoints(s, "hit_predicted")) > 0 {
+	if act := seriesPoints(s, "hit_actual"); !c.print && (len(act) > 0 || len(seriesPoints(s, "hit_predicted")) > 0) {
 		ch := &chart{
 			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
 			window: chartSpan(s), slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")),
@@ -82,6 +83,7 @@ func gatewayHitTable(s *sources.Snapshot, pool *sources.PoolView, m *marks) *tab
 		{name: "gap", prio: 1},
 		{name: "ceiling", prio: 5},
 	}}
+	th := s.Thresholds.WithDefaults()
 	actual := m.hitCell(pool.Hit)
 	if actual.tone == toneText {
 		actual.text += " tok"
@@ -94,15 +96,16 @@ func gatewayHitTable(s *sources.Snapshot, pool *sources.PoolView, m *marks) *tab
 			if pred.tone == toneText {
 				pred.text += " " + unitShort(g.Predicted.Unit)
 			}
-			if pool.Hit.Present && pool.Hit.Total > 0 && g.Predicted.Total > 0 {
-				gap = txt(pp(g.Predicted.Ratio - pool.Hit.Ratio))
+			if d, ok := sources.HitGap(g.Predicted, pool.Hit); ok {
+				gap = txt(pp(d)).val(d)
 				if gap.text != markAbsent && g.Predicted.Unit != pool.Hit.Unit {
 					gap.text += "≠"
 					m.note("≠ " + unitShort(g.Predicted.Unit) + " vs " + unitShort(pool.Hit.Unit) + ": different scales")
 				}
-				if d := g.Predicted.Ratio - pool.Hit.Ratio; d > 0.2 || d < -0.2 {
-					gap.tone = toneWarn
+				if d <= -th.HitGap {
+					gap.tone = toneWarn // the workers beat the prediction: worth a look, not an alarm
 				}
+				gap = m.over(gap, d, th.HitGap, "gap ≥ "+pp(th.HitGap))
 			}
 		} else {
 			m.absent = true
@@ -128,6 +131,7 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		{name: "last", unit: "batch %", prio: 5},
 		{name: "wait", unit: "req", prio: 1},
 	}}
+	th := s.Thresholds.WithDefaults()
 	for i := range s.Gateways {
 		t.cols = append(t.cols, column{name: clean(s.Gateways[i].Name, 16), unit: "pick/s in-fl", prio: 2 + 2*i, left: true})
 	}
@@ -136,10 +140,11 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		if lb.tone == toneText {
 			lb.tone = toneMuted
 		}
-		cells := []cell{m.hitCell(w.Hit), hitOf(w.Hit), lb, m.reading(w.Readings.Get(sources.SigWaiting), count)}
+		cells := []cell{m.hitCell(w.Hit), hitOf(w.Hit), lb, m.queueCell(w.Readings.Get(sources.SigWaiting), th)}
 		for i := range s.Gateways {
 			cells = append(cells, routerCell(w, s.Gateways[i].Name, m))
 		}
+		t.ids = append(t.ids, w.ID)
 		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
 			rowCells(&w.TargetStatus, cells, m)...))
 	}
@@ -168,6 +173,9 @@ func routerCell(w *sources.WorkerView, replica string, m *marks) cell {
 			inf = count(r.InFlight.Value)
 		}
 		c := txt(picks + " " + inf)
+		if r.Picks.Present {
+			c = c.val(r.Picks.Value)
+		}
 		if r.KVBlocks.Present && sources.Finite(r.KVBlocks.Value) {
 			c.text += " " + num(r.KVBlocks.Value) + " blk"
 		}
@@ -206,15 +214,8 @@ func cacheCauses(s *sources.Snapshot, ws []*sources.WorkerView, m *marks) []stri
 			m.restart = true
 			out = append(out, markRestart+" "+clean(w.Name, 30)+" restarted: cold cache")
 		}
-		if len(w.Router) > 1 {
-			h0, c0 := w.Router[0].Health, w.Router[0].CB
-			for _, r := range w.Router[1:] {
-				if r.Health.Present != h0.Present || r.Health.Value != h0.Value ||
-					r.CB.Present != c0.Present || r.CB.Value != c0.Value {
-					out = append(out, "replicas disagree on "+clean(w.Name, 30)+" (health/circuit)")
-					break
-				}
-			}
+		if w.Disagree != "" {
+			out = append(out, "⇄ replicas disagree on "+clean(w.Name, 30)+": "+clean(w.Disagree, 200))
 		}
 		if ev := w.Readings.Get(sources.SigEvictedTokens); ev.Present && ev.Value > 0 {
 			out = append(out, clean(w.Name, 30)+" evicting "+num(ev.Value)+" tok/s: KV pressure")

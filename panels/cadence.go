@@ -12,13 +12,17 @@ import (
 func drawCadence(c *drawCtx) []string {
 	s, m := c.s, &c.m
 	itl, ttft := poolDist(s, sources.SigITL), poolDist(s, sources.SigTTFT)
+	th := s.Thresholds.WithDefaults()
 	now := []string{
-		"ITL p50 " + distText(itl, p50) + " p99 " + distText(itl, p99),
-		"TTFT p50 " + distText(ttft, p50) + " p99 " + distText(ttft, p99),
+		"ITL p50 " + distText(itl, p50) + " p99 " + m.p99Cell(itl, th.ITLP99, "ITL p99").text,
+		"TTFT p50 " + distText(ttft, p50) + " p99 " + m.p99Cell(ttft, th.TTFTP99, "TTFT p99").text,
 		"output " + readingText(s.Fleet.OutputRate, rate) + " tok/s",
 	}
 	nowLines := wrapItems(now, "  ·  ", c.w)
 	parts := []part{linesPart(nowLines, len(nowLines), 0, false)}
+	if c.print {
+		return cadenceTable(c, parts, th)
+	}
 
 	lat := func(title, p50Name, p99Name string) *chart {
 		return &chart{title: title, format: secs, window: chartSpan(s),
@@ -51,10 +55,16 @@ func drawCadence(c *drawCtx) []string {
 		parts = append(parts, chartPart(itlChart, 1), chartPart(ttftChart, 2))
 	}
 	parts = append(parts, chartPart(out, 3))
+	return cadenceTable(c, parts, th)
+}
 
-	ws, pool := decodeSide(s)
-	if len(ws) > 0 {
-		t := &table{cols: []column{
+// cadenceTable adds the per-decode-worker ITL / TTFT table and the legend.
+func cadenceTable(c *drawCtx, parts []part, th sources.Thresholds) []string {
+	s, m := c.s, &c.m
+	all, pool := decodeSide(s)
+	ws := c.keep(all)
+	if len(all) > 0 {
+		t := &table{empty: c.noMatch("decode worker"), cols: []column{
 			{name: "worker", left: true, max: 24},
 			{name: "", left: true},
 			{name: "ITL p50", prio: 1},
@@ -65,19 +75,20 @@ func drawCadence(c *drawCtx) []string {
 		}}
 		for _, w := range ws {
 			i, f := w.Dist(sources.SigITL), w.Dist(sources.SigTTFT)
+			t.ids = append(t.ids, w.ID)
 			t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
 				rowCells(&w.TargetStatus, []cell{
-					m.dist(i, p50, latency), m.dist(i, p99, latency),
-					m.dist(f, p50, latency), m.dist(f, p99, latency),
+					m.dist(i, p50, latency), m.p99Cell(i, th.ITLP99, "ITL p99"),
+					m.dist(f, p50, latency), m.p99Cell(f, th.TTFTP99, "TTFT p99"),
 					m.reading(w.Readings.Get(sources.SigGenerationTokens), rate),
 				}, m)...))
 		}
 		i, f := pool.Dists[sources.SigITL], pool.Dists[sources.SigTTFT]
 		t.foot = [][]cell{{toned("pool", toneAccent), poolState(pool),
-			m.dist(i, p50, latency), m.dist(i, p99, latency),
-			m.dist(f, p50, latency), m.dist(f, p99, latency),
+			m.dist(i, p50, latency), m.p99Cell(i, th.ITLP99, "ITL p99"),
+			m.dist(f, p50, latency), m.p99Cell(f, th.TTFTP99, "TTFT p99"),
 			m.reading(pool.Readings.Get(sources.SigGenerationTokens), rate)}}
-		p := tablePart(c, t, 4)
+		p := selectablePart(c, t, 4)
 		p.gap = true
 		parts = append(parts, p)
 	}

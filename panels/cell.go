@@ -13,9 +13,34 @@ type cell struct {
 	text string
 	tone tone
 	raw  bool // text is already styled (bars); the table must not restyle it
+	// v is the figure behind the text, for sorting (hasV false: sort by
+	// text, after every figure).
+	v    float64
+	hasV bool
 }
 
-func txt(s string) cell           { return cell{text: s} }
+func txt(s string) cell { return cell{text: s} }
+
+// val attaches the figure v to c for sorting.
+func (c cell) val(v float64) cell {
+	if sources.Finite(v) {
+		c.v, c.hasV = v, true
+	}
+	return c
+}
+
+// over marks c when v is at or over thr: "!" after the value, the crit
+// tone, and a legend entry naming the threshold ("! queue ≥ 10"). The mark
+// carries the meaning without colour.
+func (m *marks) over(c cell, v, thr float64, legend string) cell {
+	if c.raw || !c.hasV || !sources.Finite(v) || !(thr > 0) || v < thr {
+		return c
+	}
+	c.text += markOver
+	c.tone = toneCrit
+	m.note(markOver + " " + legend)
+	return c
+}
 func muted(s string) cell         { return cell{text: s, tone: toneMuted} }
 func toned(s string, t tone) cell { return cell{text: s, tone: t} }
 
@@ -29,7 +54,7 @@ type marks struct {
 // reading formats r with f, or the absent / pending mark.
 func (m *marks) reading(r sources.Reading, f func(float64) string) cell {
 	if r.Present && sources.Finite(r.Value) {
-		return txt(f(r.Value))
+		return txt(f(r.Value)).val(r.Value)
 	}
 	return m.missing(r.Source)
 }
@@ -92,7 +117,7 @@ func stateCell(ts *sources.TargetStatus) cell {
 		}
 		return cell{}
 	case sources.Stale:
-		return toned("STALE "+age(ts.Age), toneWarn)
+		return toned("STALE "+since(ts.Age), toneWarn)
 	case sources.Down:
 		return toned("DOWN", toneCrit)
 	}
@@ -147,13 +172,13 @@ func (m *marks) dist(q sources.Quantiles, pick func(sources.Quantiles) float64, 
 		// Summary or old gauge form: a mean or last value, never quantiles.
 		if sources.Finite(q.Mean) {
 			m.approx = true
-			return txt(markApprox + f(q.Mean, q.Unit))
+			return txt(markApprox + f(q.Mean, q.Unit)).val(q.Mean)
 		}
 		return m.missing(q.Source)
 	}
 	v := pick(q)
 	if sources.Finite(v) {
-		return txt(f(v, q.Unit))
+		return txt(f(v, q.Unit)).val(v)
 	}
 	if q.Form != "histogram" && sources.Finite(q.Mean) {
 		m.approx = true
@@ -179,5 +204,24 @@ func ago(now, t time.Time) string {
 	if now.IsZero() || now.Before(t) {
 		return t.Format("15:04:05")
 	}
-	return age(now.Sub(t)) + " ago"
+	return since(now.Sub(t)) + " ago"
+}
+
+// queueCell is a queue length (requests), marked at or over the queue
+// depth threshold.
+func (m *marks) queueCell(r sources.Reading, th sources.Thresholds) cell {
+	return m.over(m.reading(r, count), r.Value, th.QueueDepth, "queue ≥ "+num(th.QueueDepth))
+}
+
+// p99Cell is a latency p99 marked at or over thr (seconds).
+func (m *marks) p99Cell(q sources.Quantiles, thr float64, what string) cell {
+	c := m.dist(q, p99, latency)
+	if !c.hasV || q.Form != "histogram" {
+		return c
+	}
+	v := q.P99
+	if q.Unit == "ms" {
+		v /= 1000
+	}
+	return m.over(c, v, thr, what+" ≥ "+secs(thr))
 }

@@ -53,6 +53,9 @@ func poolState(p *sources.PoolView) cell {
 // message is a one-line body (e.g. "no decode workers in this fleet"),
 // centred vertically.
 func message(c *drawCtx, text string) []string {
+	if c.print {
+		return []string{paint(c.st, toneMuted, text)}
+	}
 	lines := make([]string, c.h)
 	if c.h > 0 {
 		lines[(c.h-1)/2] = paint(c.st, toneMuted, center(text, c.w))
@@ -73,7 +76,7 @@ func (m *marks) hitCell(h sources.HitRatio) cell {
 	if h.Total <= 0 {
 		return muted("idle") // no lookups in the window: not 0 %
 	}
-	return txt(pct(h.Ratio))
+	return txt(pct(h.Ratio)).val(h.Ratio)
 }
 
 // hitOf is "1.2M of 3.4M tok": the counts behind a ratio of sums.
@@ -81,7 +84,7 @@ func hitOf(h sources.HitRatio) cell {
 	if !h.Present || !sources.Finite(h.Hit) || !sources.Finite(h.Total) {
 		return cell{}
 	}
-	return muted(num(h.Hit) + " of " + num(h.Total) + " " + unitShort(h.Unit))
+	return muted(num(h.Hit) + " of " + num(h.Total) + " " + unitShort(h.Unit)).val(h.Total)
 }
 
 // unitShort abbreviates a hit ratio's unit.

@@ -8,10 +8,6 @@ import (
 	"github.com/pdtop/pdtop/themes"
 )
 
-// kvHigh is the KV usage at which a decode worker is marked "!" (the
-// config thresholds of issue 5 will replace it).
-const kvHigh = 0.9
-
 // drawDecode is the Decode admission panel: per decode worker running,
 // prealloc and transfer queues (requests), a KV usage bar with its
 // percentage and retractions/s; then per gateway replica the offered
@@ -19,7 +15,9 @@ const kvHigh = 0.9
 // and the rejected share.
 func drawDecode(c *drawCtx) []string {
 	s, m := c.s, &c.m
-	ws, pool := decodeSide(s)
+	all, pool := decodeSide(s)
+	ws := c.keep(all)
+	th := s.Thresholds.WithDefaults()
 	barW := 5
 	switch {
 	case c.w >= 100:
@@ -27,7 +25,7 @@ func drawDecode(c *drawCtx) []string {
 	case c.w >= 70:
 		barW = 10
 	}
-	t := &table{cols: []column{
+	t := &table{empty: c.noMatch("decode worker"), cols: []column{
 		{name: "worker", left: true, max: 24},
 		{name: "", left: true},
 		{name: "running", unit: "req"},
@@ -36,17 +34,18 @@ func drawDecode(c *drawCtx) []string {
 		{name: "KV usage", unit: "of pool", left: true},
 		{name: "retract", unit: "req/s", prio: 2},
 		{name: "output", unit: "tok/s", prio: 4},
-		{name: "KV usage trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 5},
+		{name: "KV usage trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 5, nosort: true},
 	}}
-	tr := newTrend(s, sources.SigKVUsage, c.w, ws, 1)
+	tr := c.trend(sources.SigKVUsage, ws, 1)
 	for _, w := range ws {
 		r := w.Readings
+		t.ids = append(t.ids, w.ID)
 		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
 			rowCells(&w.TargetStatus, []cell{
 				m.reading(r.Get(sources.SigRunning), count),
-				m.reading(r.Get(sources.SigPreallocQueue), count),
-				m.reading(r.Get(sources.SigTransferQueue), count),
-				kvBar(c.st, m, r.Get(sources.SigKVUsage), barW, w.Health == sources.Stale),
+				m.queueCell(r.Get(sources.SigPreallocQueue), th),
+				m.queueCell(r.Get(sources.SigTransferQueue), th),
+				kvBar(c.st, m, r.Get(sources.SigKVUsage), barW, w.Health == sources.Stale, th.KVUsage),
 				retractCell(m, r.Get(sources.SigRetractions)),
 				m.reading(r.Get(sources.SigGenerationTokens), rate),
 				tr.cell(w),
@@ -66,19 +65,19 @@ func drawDecode(c *drawCtx) []string {
 		m.reading(pr.Get(sources.SigGenerationTokens), rate),
 	}}
 	var parts []part
-	if len(ws) > 0 {
-		parts = append(parts, tablePart(c, t, 0))
+	if len(all) > 0 {
+		parts = append(parts, selectablePart(c, t, 0))
 	} else {
 		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no decode workers in this fleet")}, 1, 0, false))
 	}
 	if len(s.Gateways) > 0 {
-		p := fixedTablePart(c, admissionTable(s, m), 0)
+		p := fixedTablePart(c, admissionTable(s, m, th), 0)
 		p.gap = true
 		alt := linesPart([]string{admissionLine(c)}, 1, 0, false)
 		p.alt = &alt
 		parts = append(parts, p)
 	}
-	if kv := poolHistory(ws, sources.SigKVUsage, true); len(kv) > 0 {
+	if kv := poolHistory(all, sources.SigKVUsage, true); len(kv) > 0 && !c.print {
 		ch := &chart{title: "KV usage", unit: "of pool", format: pct, fixed: true, lo: 0, hi: 1,
 			window: chartSpan(s), slots: historySlots(s),
 			lines: []chartLine{{label: "highest worker", points: kv, tone: series(0)}}}
@@ -89,9 +88,9 @@ func drawDecode(c *drawCtx) []string {
 }
 
 // kvBar is "████████░░ 78%": the bar in the theme's bar styles, the
-// percentage as text, and "!" at or above kvHigh so pressure never
-// depends on colour.
-func kvBar(st *themes.Styles, m *marks, r sources.Reading, w int, stale bool) cell {
+// percentage as text, and "!" at or above the KV usage threshold high so
+// pressure never depends on colour.
+func kvBar(st *themes.Styles, m *marks, r sources.Reading, w int, stale bool, high float64) cell {
 	if !r.Present || !sources.Finite(r.Value) {
 		return m.missing(r.Source)
 	}
@@ -100,11 +99,11 @@ func kvBar(st *themes.Styles, m *marks, r sources.Reading, w int, stale bool) ce
 	label := " " + pct(r.Value)
 	t := toneText
 	switch {
-	case r.Value >= kvHigh:
-		label += "!"
+	case r.Value >= high:
+		label += markOver
 		t = toneCrit
-		m.note("! KV usage ≥ " + pct(kvHigh))
-	case r.Value >= 0.75:
+		m.note(markOver + " KV usage ≥ " + pct(high))
+	case r.Value >= high-0.15:
 		t = toneWarn
 	}
 	if stale {
@@ -116,7 +115,7 @@ func kvBar(st *themes.Styles, m *marks, r sources.Reading, w int, stale bool) ce
 	}
 	text := paint(st, fill, strings.Repeat("█", filled)) + paint(st, toneBarEmpty, strings.Repeat("░", w-filled)) +
 		paint(st, t, label)
-	return cell{text: text, raw: true}
+	return cell{text: text, raw: true}.val(r.Value)
 }
 
 // retractCell is retractions/s, warn-toned when any happen (KV pressure).
@@ -129,7 +128,7 @@ func retractCell(m *marks, r sources.Reading) cell {
 }
 
 // admissionTable is offered vs answered by status class per replica.
-func admissionTable(s *sources.Snapshot, m *marks) *table {
+func admissionTable(s *sources.Snapshot, m *marks, th sources.Thresholds) *table {
 	t := &table{cols: []column{
 		{name: "replica", left: true, max: 20},
 		{name: "", left: true},
@@ -168,10 +167,7 @@ func admissionTable(s *sources.Snapshot, m *marks) *table {
 		rej := cell{}
 		switch {
 		case any && total > 0:
-			rej = txt(pct(bad / total))
-			if bad/total >= 0.05 {
-				rej.tone = toneWarn
-			}
+			rej = m.over(txt(pct(bad/total)).val(bad/total), bad/total, th.ErrorRate, "rejected ≥ "+pct(th.ErrorRate))
 		case any:
 			rej = muted("idle")
 		default:
@@ -182,7 +178,7 @@ func admissionTable(s *sources.Snapshot, m *marks) *table {
 			rowCells(&g.TargetStatus, cells, m)...))
 	}
 	if r := s.Fleet.Rejected; len(s.Gateways) > 1 {
-		rej := m.reading(r, pct)
+		rej := m.over(m.reading(r, pct), r.Value, th.ErrorRate, "rejected ≥ "+pct(th.ErrorRate))
 		t.foot = [][]cell{{toned("fleet", toneAccent), {},
 			m.reading(s.Fleet.ReqRate, rate), {}, {}, {}, {}, {}, rej}}
 	}

@@ -15,6 +15,8 @@ const (
 	markPending = "n/a" // exposed, but fewer than two samples so far
 	markRestart = "↻"   // restarted inside the window
 	markApprox  = "~"   // a mean or last value, not a quantile
+	markOver    = "!"   // at or over its threshold
+	markCursor  = "▸"   // the selected row
 )
 
 // num formats a non-negative figure compactly: "0", "0.05", "2.5", "42",
@@ -154,6 +156,22 @@ func age(d time.Duration) string {
 		return strconv.FormatInt(h, 10) + "h" + pad2(m) + "m"
 	}
 	return strconv.FormatInt(s/86400, 10) + "d"
+}
+
+// since formats an age shown on a live screen, coarse enough that it does
+// not rewrite its line every second: exact below 10s, then 5s steps to a
+// minute, then whole minutes, then age's hours and days. Over SSH a
+// ticking age on every stale row would cost a line per panel per second.
+func since(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return age(d)
+	case d < time.Minute:
+		return age(d.Truncate(5 * time.Second))
+	case d < time.Hour:
+		return age(d.Truncate(time.Minute))
+	}
+	return age(d)
 }
 
 // span formats a window length for axis labels and the summary: "5m",

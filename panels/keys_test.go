@@ -29,9 +29,15 @@ func TestScrollKeys(t *testing.T) {
 	if !strings.Contains(lastLine(v), "↓") || strings.Contains(lastLine(v), "↑") {
 		t.Fatalf("top of list: bottom border should say ↓ N more only: %q", lastLine(v))
 	}
+	// ↓ moves the cursor; the list scrolls once the cursor leaves the page.
 	p, _ = p.Update(keyDown)
-	if v := p.View(); !strings.Contains(lastLine(v), "↑ 1 above") {
-		t.Fatalf("after ↓: %q", lastLine(v))
+	if v := p.View(); strings.Contains(lastLine(v), "↑") {
+		t.Fatalf("after one ↓ the cursor is still on the first page: %q", lastLine(v))
+	}
+	p, _ = p.Update(keyPgDn)
+	p, _ = p.Update(keyPgDn)
+	if v := p.View(); !strings.Contains(lastLine(v), "above") {
+		t.Fatalf("after two pages down: %q", lastLine(v))
 	}
 	p, _ = p.Update(keyEnd)
 	v = p.View()

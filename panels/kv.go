@@ -17,7 +17,10 @@ func drawKV(c *drawCtx) []string {
 	if len(pre)+len(dec) == 0 {
 		return message(c, "no workers in this fleet")
 	}
-	t := &table{cols: []column{
+	allPre, allDec := pre, dec // charts show the pools, not the filtered rows
+	pre, dec = c.keep(pre), c.keep(dec)
+	th := s.Thresholds.WithDefaults()
+	t := &table{empty: c.noMatch("worker"), cols: []column{
 		{name: "worker", left: true, max: 24},
 		{name: "", left: true},
 		{name: "role", left: true, prio: 6},
@@ -29,10 +32,10 @@ func drawKV(c *drawCtx) []string {
 		{name: "boot fail", unit: "req/s", prio: 5},
 		{name: "timeouts", unit: "ev/s", prio: 4},
 		{name: "", left: true, prio: 3},
-		{name: "queue trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7},
+		{name: "queue trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7, nosort: true},
 	}}
-	trP := newTrend(s, sources.SigInflightQueue, c.w, pre, 0)
-	trD := newTrend(s, sources.SigTransferQueue, c.w, dec, 0)
+	trP := c.trend(sources.SigInflightQueue, pre, 0)
+	trD := c.trend(sources.SigTransferQueue, dec, 0)
 	if trP != nil && trD != nil {
 		trP.hi = max(trP.hi, trD.hi) // one scale for both queues
 		trD.hi = trP.hi
@@ -42,7 +45,7 @@ func drawKV(c *drawCtx) []string {
 		lat := w.Dist(sources.SigKVXferLatency)
 		cells := []cell{
 			muted(w.Role.String()),
-			m.reading(r.Get(queueSig), count),
+			m.queueCell(r.Get(queueSig), th),
 			kvLatency(m, lat, prefill),
 			kvDist(m, kvFallback(w, sources.SigKVXferSpeed, sources.SigKVXferSpeedGauge), mean, plain, prefill),
 			kvDist(m, kvFallback(w, sources.SigKVXferSize, sources.SigKVXferSizeGauge), mean, plain, prefill),
@@ -59,9 +62,11 @@ func drawKV(c *drawCtx) []string {
 			rowCells(&w.TargetStatus, cells, m)...)
 	}
 	for _, w := range pre {
+		t.ids = append(t.ids, w.ID)
 		t.rows = append(t.rows, row(w, sources.SigInflightQueue, true, trP))
 	}
 	for _, w := range dec {
+		t.ids = append(t.ids, w.ID)
 		t.rows = append(t.rows, row(w, sources.SigTransferQueue, false, trD))
 	}
 	foot := func(name string, p *sources.PoolView, queueSig sources.Signal) []cell {
@@ -76,17 +81,17 @@ func drawKV(c *drawCtx) []string {
 			m.reading(r.Get(sources.SigKVXferTimeouts), rate),
 			{}, {}}
 	}
-	if len(pre) > 0 {
+	if ppool.Workers > 0 {
 		t.foot = append(t.foot, foot("prefill pool", ppool, sources.SigInflightQueue))
 	}
-	if len(dec) > 0 {
+	if dpool.Workers > 0 {
 		t.foot = append(t.foot, foot("decode pool", dpool, sources.SigTransferQueue))
 	}
 	m.note("queue: prefill in-flight / decode transfer")
-	parts := []part{tablePart(c, t, 0)}
-	inflight := poolHistory(pre, sources.SigInflightQueue, false)
-	transfer := poolHistory(dec, sources.SigTransferQueue, false)
-	if len(inflight)+len(transfer) > 0 {
+	parts := []part{selectablePart(c, t, 0)}
+	inflight := poolHistory(allPre, sources.SigInflightQueue, false)
+	transfer := poolHistory(allDec, sources.SigTransferQueue, false)
+	if len(inflight)+len(transfer) > 0 && !c.print {
 		ch := &chart{title: "KV transfer queues", unit: "req", format: num, window: chartSpan(s), slots: historySlots(s),
 			lines: []chartLine{
 				{label: "prefill in-flight", points: inflight, tone: series(0)},

@@ -94,8 +94,12 @@ func stack(w, h int, parts []part) []string {
 // panel's keys and the hidden counts go to the bottom border.
 func tablePart(c *drawCtx, t *table, prio int) part {
 	t.fitTo(c.w)
+	rows := min(len(t.rows), 3)
+	if len(t.rows) == 0 && t.empty != "" {
+		rows = 1
+	}
 	return part{
-		min:   t.headerLines() + len(t.foot) + min(len(t.rows), 3),
+		min:   t.headerLines() + len(t.foot) + rows,
 		least: t.minHeight(),
 		want:  t.fullHeight(),
 		prio:  prio,

@@ -33,6 +33,7 @@ const (
 	toneFocusedTitle
 	toneSummary
 	toneSummaryLabel
+	toneSelected
 	numTones
 )
 
@@ -74,6 +75,8 @@ func styleOf(st *themes.Styles, t tone) lipgloss.Style {
 		return st.Summary
 	case toneSummaryLabel:
 		return st.SummaryLabel
+	case toneSelected:
+		return st.Selected
 	}
 	return st.Cell
 }

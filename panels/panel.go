@@ -37,6 +37,9 @@ func (id ID) String() string {
 	if id >= 0 && id < NumPanels {
 		return specs[id].title
 	}
+	if id == TargetsView {
+		return targetsSpec.title
+	}
 	return "panel " + strconv.Itoa(int(id))
 }
 
@@ -97,6 +100,13 @@ type drawCtx struct {
 	maxOff       int // largest useful offset
 	page         int // rows visible in the scrolled list
 	m            marks
+
+	nav navIn  // sort, filter and selection to draw with
+	out navOut // selectable rows found while drawing
+
+	// print draws for a text snapshot: no charts or trends (a few seconds
+	// of history say nothing), every row.
+	print bool
 }
 
 // panel implements Panel for all six panels.
@@ -113,6 +123,14 @@ type panel struct {
 	maxOff   int  // from the last render
 	page     int  // rows per page, from the last render
 	measured bool // maxOff and page come from a render of a snapshot
+
+	// Navigation: sort column, filter and the selected row.
+	sortKey string
+	desc    bool
+	filter  Filter
+	selID   string
+	selIdx  int
+	last    navOut // rows and sortable columns of the last render
 
 	cached string
 	valid  bool
@@ -147,8 +165,10 @@ func (p *panel) ID() ID { return p.id }
 // Title returns the panel's name.
 func (p *panel) Title() string { return p.spec.title }
 
-// KeyMap returns the panel's scroll keys for the help overlay.
-func (p *panel) KeyMap() help.KeyMap { return p.keys }
+// KeyMap returns the panel's keys as they work now, for the help overlay.
+func (p *panel) KeyMap() help.KeyMap {
+	return p.keys.forState(p.last.has && len(p.last.ids) > 1, p.maxOff > 0, len(p.last.sortable) > 0, p.sortKey != "")
+}
 
 // SetSize sets the outer size (frame included); negatives count as 0.
 func (p *panel) SetSize(w, h int) {
@@ -171,8 +191,17 @@ func (p *panel) SetSnapshot(s *sources.Snapshot) {
 	p.snap, p.valid = s, false
 }
 
-// Update scrolls the worker list on the panel's keys and the mouse wheel.
+// Update moves the cursor (or scrolls) and sorts on the panel's keys and
+// the mouse wheel.
 func (p *panel) Update(msg tea.Msg) (Panel, tea.Cmd) {
+	if p.last.has && len(p.last.ids) > 0 {
+		p.navigate(msg)
+		return p, nil
+	}
+	if k, ok := msg.(tea.KeyMsg); ok && (key.Matches(k, p.keys.Sort) || key.Matches(k, p.keys.Reverse)) {
+		p.navigate(msg)
+		return p, nil
+	}
 	off := p.offset
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -243,10 +272,17 @@ func (p *panel) render() (out string) {
 		body = make([]string, ih)
 		body[(ih-1)/2] = paint(p.st, toneMuted, center("waiting for first scrape…", iw))
 	} else {
-		c := &drawCtx{s: p.snap, st: p.st, w: iw, h: ih, offset: p.offset}
+		c := &drawCtx{s: p.snap, st: p.st, w: iw, h: ih, offset: p.offset, nav: navIn{
+			sortKey: p.sortKey, desc: p.desc, match: p.filter.matcher(p.snap),
+			selID: p.selID, selIdx: p.selIdx, focused: p.focused,
+		}}
 		body = p.spec.draw(c)
-		p.offset, p.maxOff, p.page = clamp(p.offset, 0, c.maxOff), c.maxOff, max(1, c.page)
+		p.offset, p.maxOff, p.page = clamp(c.offset, 0, c.maxOff), c.maxOff, max(1, c.page)
 		p.measured = true
+		p.last = c.out
+		if c.out.sel >= 0 && c.out.sel < len(c.out.ids) {
+			p.selIdx, p.selID = c.out.sel, c.out.ids[c.out.sel]
+		}
 		note = scrollNote(c.above, c.below)
 	}
 	return strings.Join(frame(p.st, p.spec.title, p.focused, w, h, body, note), "\n")

@@ -15,7 +15,9 @@ func drawPrefill(c *drawCtx) []string {
 	if len(ws) == 0 {
 		return message(c, "no prefill workers in this fleet")
 	}
-	t := &table{cols: []column{
+	ws = c.keep(ws)
+	th := s.Thresholds.WithDefaults()
+	t := &table{empty: c.noMatch("prefill worker"), cols: []column{
 		{name: "worker", left: true, max: 24},
 		{name: "", left: true},
 		{name: "wait", unit: "req"},
@@ -26,18 +28,19 @@ func drawPrefill(c *drawCtx) []string {
 		{name: "q p99", prio: 2},
 		{name: "input", unit: "tok/s", prio: 4},
 		{name: "run", unit: "req", prio: 6},
-		{name: "waiting trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7},
+		{name: "waiting trend", unit: "−" + span(chartSpan(s)) + " … now", left: true, prio: 7, nosort: true},
 	}}
-	tr := newTrend(s, sources.SigWaiting, c.w, ws, 0)
+	tr := c.trend(sources.SigWaiting, ws, 0)
 	for _, w := range ws {
 		r := w.Readings
 		q := w.Dist(sources.SigQueueTime)
+		t.ids = append(t.ids, w.ID)
 		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
 			rowCells(&w.TargetStatus, []cell{
-				m.reading(r.Get(sources.SigWaiting), count),
+				m.queueCell(r.Get(sources.SigWaiting), th),
 				m.hitCell(w.Hit),
-				m.reading(r.Get(sources.SigBootstrapQueue), count),
-				m.reading(r.Get(sources.SigInflightQueue), count),
+				m.queueCell(r.Get(sources.SigBootstrapQueue), th),
+				m.queueCell(r.Get(sources.SigInflightQueue), th),
 				m.dist(q, p50, latency),
 				m.dist(q, p99, latency),
 				m.reading(r.Get(sources.SigPromptTokens), rate),
@@ -61,8 +64,8 @@ func drawPrefill(c *drawCtx) []string {
 	m.note("boot = bootstrap queue")
 	m.note("xfer = in-flight KV transfer queue")
 	m.note("hit = cached÷prompt tokens")
-	parts := []part{tablePart(c, t, 0)}
-	if pts := seriesPoints(s, "input_tps"); len(pts) > 0 {
+	parts := []part{selectablePart(c, t, 0)}
+	if pts := seriesPoints(s, "input_tps"); len(pts) > 0 && !c.print {
 		ch := &chart{
 			title: "input", unit: "tok/s", format: num, window: chartSpan(s),
 			slots: chartSlots(s, "input_tps"),

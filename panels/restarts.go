@@ -26,7 +26,7 @@ func drawRestarts(c *drawCtx) []string {
 	}}
 	for i := range s.Targets {
 		t := &s.Targets[i]
-		if t.Health == sources.Up {
+		if t.Health == sources.Up || !c.nav.match.target(t.ID) {
 			continue
 		}
 		class, msg := cell{}, cell{}
@@ -39,13 +39,15 @@ func drawRestarts(c *drawCtx) []string {
 		}
 		last := muted("never")
 		if !t.LastSuccess.IsZero() {
-			last = txt(age(t.Age) + " ago")
+			last = txt(since(t.Age) + " ago").val(t.Age.Seconds())
 		}
 		et.rows = append(et.rows, []cell{txt(clean(t.Name, 40)), muted(t.Role.String()),
 			stateCell(t), class, last, msg})
 	}
 	if len(et.rows) > 0 {
 		parts = append(parts, fixedTablePart(c, et, 0))
+	} else if c.nav.match != nil {
+		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no failing target matches the filter")}, 1, 0, false))
 	} else {
 		up := strconv.Itoa(len(s.Targets))
 		parts = append(parts, linesPart([]string{paint(c.st, toneOK, "all "+up+" targets up")}, 1, 0, false))
@@ -79,6 +81,13 @@ func drawRestarts(c *drawCtx) []string {
 		parts = append(parts, p)
 	}
 
+	// Workers the replicas disagree about.
+	if dt := disagreeTable(c); len(dt.rows) > 0 {
+		p := fixedTablePart(c, dt, 1)
+		p.gap = true
+		parts = append(parts, p)
+	}
+
 	// Restarts per target.
 	rt := &table{cols: []column{
 		{name: "restarted", left: true, max: 24},
@@ -88,7 +97,7 @@ func drawRestarts(c *drawCtx) []string {
 	}}
 	for i := range s.Targets {
 		t := &s.Targets[i]
-		if t.Restarts == 0 {
+		if t.Restarts == 0 || !c.nav.match.target(t.ID) {
 			continue
 		}
 		rt.rows = append(rt.rows, []cell{txt(clean(t.Name, 40) + " " + markRestart), muted(t.Role.String()),
@@ -98,12 +107,12 @@ func drawRestarts(c *drawCtx) []string {
 		p := fixedTablePart(c, rt, 2)
 		p.gap = true
 		parts = append(parts, p)
-	} else {
+	} else if !restartsSeen(s) {
 		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no restarts seen since pdtop started")}, 1, 2, true))
 	}
 
 	// Restart events, newest first.
-	ev := &table{cols: []column{
+	ev := &table{empty: c.noMatch("restart"), cols: []column{
 		{name: "time", left: true},
 		{name: "ago", prio: 1},
 		{name: "target", left: true, max: 24},
@@ -112,18 +121,19 @@ func drawRestarts(c *drawCtx) []string {
 	}}
 	for i := len(s.Events) - 1; i >= 0; i-- {
 		e := &s.Events[i]
-		if e.Kind != "restart" {
+		if e.Kind != "restart" || !c.nav.match.target(e.TargetID) {
 			continue
 		}
 		at := ""
 		if !e.Time.IsZero() {
 			at = e.Time.Format("15:04:05")
 		}
-		ev.rows = append(ev.rows, []cell{muted(at), txt(ago(s.Time, e.Time)),
+		ev.ids = append(ev.ids, e.TargetID)
+		ev.rows = append(ev.rows, []cell{muted(at), txt(ago(s.Time, e.Time)).val(float64(s.Time.Sub(e.Time))),
 			txt(clean(e.Name, 40)), toned(markRestart+" restart", toneWarn), muted(clean(e.Detail, 200))})
 	}
-	if len(ev.rows) > 0 {
-		p := tablePart(c, ev, 3)
+	if len(ev.rows) > 0 || ev.empty != "" && restartsSeen(s) {
+		p := selectablePart(c, ev, 3)
 		p.gap = true
 		parts = append(parts, p)
 	}
@@ -156,4 +166,34 @@ func countCell(n int, t tone) cell {
 		c.tone = t
 	}
 	return c
+}
+
+// restartsSeen reports whether any restart event is in the snapshot.
+func restartsSeen(s *sources.Snapshot) bool {
+	for i := range s.Events {
+		if s.Events[i].Kind == "restart" {
+			return true
+		}
+	}
+	return false
+}
+
+// disagreeTable lists the workers whose gateway replicas disagree about
+// them (health, circuit, listing, in-flight skew: WorkerView.Disagree),
+// those the filter lets through.
+func disagreeTable(c *drawCtx) *table {
+	t := &table{cols: []column{
+		{name: "replicas disagree", left: true, max: 24},
+		{name: "role", left: true, prio: 2},
+		{name: "how", left: true, prio: 1, flex: true},
+	}}
+	for i := range c.s.Workers {
+		w := &c.s.Workers[i]
+		if w.Disagree == "" || !c.nav.match.target(w.ID) {
+			continue
+		}
+		t.rows = append(t.rows, []cell{toned("⇄ "+clean(w.Name, 40), toneWarn), muted(w.Role.String()),
+			txt(clean(w.Disagree, 300))})
+	}
+	return t
 }

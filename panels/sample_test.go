@@ -158,6 +158,8 @@ func sampleSnapshot() *sources.Snapshot {
 			router("gw-b", 0, 2.2, 1, 2),
 		},
 		Restarted: true,
+		// As the store derives it from the two views.
+		Disagree: "gw-a ok, gw-b CB half-open",
 	}
 	p1.Restarts = 1
 	p1.LastRestart = now.Add(-3*time.Minute - 13*time.Second)
@@ -198,7 +200,8 @@ func sampleSnapshot() *sources.Snapshot {
 		Dists: map[sources.Signal]sources.Quantiles{
 			sources.SigITL: hist(0.044, 0.09, 0.16, 0.05, 520000, "s", "sglang:inter_token_latency_seconds"),
 		},
-		Router: []sources.RouterView{router("gw-a", 0, 0, 0, 1), router("gw-b", 9, 15.2, 1, 0)},
+		Router:   []sources.RouterView{router("gw-a", 0, 0, 0, 1), router("gw-b", 9, 15.2, 1, 0)},
+		Disagree: "gw-a unhealthy CB open, gw-b ok",
 	}
 	d1.Health = sources.Stale
 	d1.Age = 12 * time.Second

@@ -67,6 +67,15 @@ func newTrend(s *sources.Snapshot, sig sources.Signal, pw int, ws []*sources.Wor
 	return t
 }
 
+// trend is newTrend for this render; none when printing (a few seconds
+// of history draw nothing useful).
+func (c *drawCtx) trend(sig sources.Signal, ws []*sources.WorkerView, hi float64) *trend {
+	if c.print {
+		return nil
+	}
+	return newTrend(c.s, sig, c.w, ws, hi)
+}
+
 // cell is w's trend, muted.
 func (t *trend) cell(w *sources.WorkerView) cell {
 	if t == nil {

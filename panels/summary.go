@@ -19,10 +19,13 @@ type SummaryState struct {
 	Interval, Window time.Duration
 	// Now is the current time; LastTick when the last snapshot arrived.
 	Now, LastTick time.Time
+	// NextWindow, when set and different from Window, is the window chosen
+	// while paused: it applies on resume.
+	NextWindow time.Duration
+	// Label, when set, replaces the refresh state ("snapshot" for pdtop
+	// snapshot, which does not refresh).
+	Label string
 }
-
-// rejectedWarn is the rejected share at which the summary flags it.
-const rejectedWarn = 0.05
 
 // Summary renders the one-line fleet summary in exactly width cells:
 // targets up/total, offered req/s, input and output tok/s, the fleet's
@@ -51,6 +54,9 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 	}
 	var fields []field
 	refresh, rt := refreshState(s, state)
+	if state.Label != "" {
+		refresh, rt = state.Label, toneText
+	}
 	win := state.Window
 	if s != nil {
 		f := &s.Fleet
@@ -68,15 +74,22 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 			field{label("in ", readingText(f.InputRate, rate), toneText) +
 				label(" out ", readingText(f.OutputRate, rate), toneText) + paint(st, toneSummaryLabel, " tok/s"), 4},
 			field{label("hit ", hitSummary(f.Hit), toneText), 2},
-			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected)), 3},
+			field{label("rejected ", readingText(f.Rejected, pct), rejectedTone(f.Rejected, s.Thresholds)), 3},
 		)
+		if over := crossingsField(st, s.Crossings(), w/2); over != "" {
+			fields = append(fields[:1], append([]field{{over, 1}}, fields[1:]...)...)
+		}
 		if win <= 0 {
 			win = s.Window
 		}
 	}
 	fields = append(fields, field{paint(st, rt, refresh), 0})
 	if win > 0 {
-		fields = append(fields, field{label("window ", span(win), toneText), 6})
+		wt := span(win)
+		if state.NextWindow > 0 && state.NextWindow != win {
+			wt += "→" + span(state.NextWindow) + " on resume"
+		}
+		fields = append(fields, field{label("window ", wt, toneText), 2})
 	}
 	// Keep fields by importance while they fit, shown in their order.
 	sep := paint(st, toneSummaryLabel, " │ ")
@@ -121,7 +134,7 @@ func refreshState(s *sources.Snapshot, st SummaryState) (string, tone) {
 		return "no data yet", toneMuted
 	case st.Paused:
 		if !st.Now.IsZero() && !s.Time.IsZero() && st.Now.After(s.Time) {
-			return "paused " + age(st.Now.Sub(s.Time)), toneWarn
+			return "paused " + since(st.Now.Sub(s.Time)), toneWarn
 		}
 		return "paused", toneWarn
 	}
@@ -177,9 +190,65 @@ func hitSummary(h sources.HitRatio) string {
 	return c.text
 }
 
-func rejectedTone(r sources.Reading) tone {
-	if r.Present && r.Value >= rejectedWarn {
-		return toneWarn
+func rejectedTone(r sources.Reading, th sources.Thresholds) tone {
+	if r.Present && r.Value >= th.WithDefaults().ErrorRate {
+		return toneCrit
 	}
 	return toneText
+}
+
+// crossingsField lists the threshold crossings in at most w cells:
+// "! 3 over: decode-1 KV 95%! · prefill-0 queue 14!" — as many as fit,
+// the count saying how many there are.
+func crossingsField(st *themes.Styles, cs []sources.Crossing, w int) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	head := markOver + " " + strconv.Itoa(len(cs)) + " over"
+	items := make([]string, len(cs))
+	for i, c := range cs {
+		items[i] = CrossingText(c)
+	}
+	line, n := joinLine(items, " · ", max(0, w-width(head)-2))
+	if n == 0 || line == "" {
+		return paint(st, toneCrit, head)
+	}
+	if n < len(items) {
+		line += " …"
+	}
+	return paint(st, toneCrit, head+": "+line)
+}
+
+// CrossingText is one crossing in a few words with its value:
+// "decode-1 KV 95%", "prefill-0 queue 14", "gw-a gap +31pp",
+// "decode-0 ITL p99 120ms", "gw-a rejected 7.5%".
+func CrossingText(c sources.Crossing) string {
+	name := clean(c.Name, 24)
+	switch c.What {
+	case "queue":
+		what := "queue"
+		switch c.Signal {
+		case sources.SigBootstrapQueue:
+			what = "bootstrap queue"
+		case sources.SigInflightQueue:
+			what = "in-flight queue"
+		case sources.SigPreallocQueue:
+			what = "prealloc queue"
+		case sources.SigTransferQueue:
+			what = "transfer queue"
+		case sources.SigWaiting:
+			what = "waiting"
+		}
+		return name + " " + what + " " + num(c.Value)
+	case "KV usage":
+		return name + " KV " + pct(c.Value)
+	case "hit gap":
+		return name + " gap " + pp(c.Value)
+	case "error rate":
+		return name + " rejected " + pct(c.Value)
+	}
+	if c.Unit == "s" {
+		return name + " " + c.What + " " + secs(c.Value)
+	}
+	return name + " " + c.What + " " + num(c.Value)
 }

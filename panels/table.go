@@ -17,6 +17,18 @@ type column struct {
 	prio int
 	max  int  // cap on the width (0 = as wide as the content)
 	flex bool // takes whatever width is left (cut), once other columns fit
+	// nosort leaves the column out of the s key's cycle (trends).
+	nosort bool
+	// arrow is the sort mark after the name ("▼" / "▲"), set by sortRows.
+	arrow string
+}
+
+// header is the column's name with its sort mark.
+func (c *column) header() string {
+	if c.arrow == "" {
+		return c.name
+	}
+	return c.name + c.arrow
 }
 
 // table is a header, scrollable rows and pinned footer rows (pool totals).
@@ -25,6 +37,15 @@ type table struct {
 	rows [][]cell
 	foot [][]cell
 	w    int // width the table is laid out for (set by fitTo)
+
+	// ids, when set, makes the table selectable: the target ID of each
+	// row. Such a table has a one-cell gutter that shows the cursor.
+	ids []string
+	// sel is the selected row (-1: none shown).
+	sel int
+	// empty is shown in place of rows when there are none (a filter
+	// matched no worker).
+	empty string
 
 	// layout cache for w
 	laid          bool
@@ -38,8 +59,17 @@ func (t *table) fitTo(w int) *table {
 	return t
 }
 
+// gutter is the width of the cursor column: 1 for selectable tables.
+func (t *table) gutter() int {
+	if t.ids != nil {
+		return 1
+	}
+	return 0
+}
+
 // columns returns the layout for width w, computed once per width.
 func (t *table) columns(w int) ([]int, []int, int) {
+	w -= t.gutter()
 	if !t.laid || t.laidForW != w {
 		t.idx, t.widths, t.gap = t.layout(w)
 		t.laid, t.laidForW = true, w
@@ -62,14 +92,20 @@ func (t *table) headerLines() int {
 // minHeight is the smallest useful height: header, one row and the footer.
 func (t *table) minHeight() int {
 	n := t.headerLines() + len(t.foot)
-	if len(t.rows) > 0 {
+	if len(t.rows) > 0 || t.empty != "" {
 		n++
 	}
 	return n
 }
 
 // fullHeight is the height that shows every row.
-func (t *table) fullHeight() int { return t.headerLines() + len(t.rows) + len(t.foot) }
+func (t *table) fullHeight() int {
+	n := t.headerLines() + len(t.rows) + len(t.foot)
+	if len(t.rows) == 0 && t.empty != "" {
+		n++
+	}
+	return n
+}
 
 // layout chooses which columns fit in w cells and their widths; it
 // returns the column indexes in display order, their widths and the gap.
@@ -87,7 +123,7 @@ func (t *table) layout(w int) (idx []int, widths []int, gap int) {
 		}
 		if cw > 0 || len(t.rows) == 0 {
 			// A column with nothing in it is left out, header and all.
-			cw = max(cw, width(c.name), width(c.unit))
+			cw = max(cw, width(c.header()), width(c.unit))
 		}
 		if c.max > 0 && cw > c.max {
 			cw = c.max
@@ -175,8 +211,9 @@ func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, abo
 	idx, widths, gap := t.columns(w)
 	sep := spaces(gap)
 	p := painterFor(st)
-	line := func(cells []cell, head bool, unit bool) string {
+	line := func(cells []cell, head bool, unit bool, gutter string) string {
 		var b strings.Builder
+		b.WriteString(gutter)
 		for k, i := range idx {
 			if k > 0 {
 				b.WriteString(sep)
@@ -187,7 +224,7 @@ func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, abo
 			raw := false
 			switch {
 			case head:
-				s, tn = c.name, toneHeader
+				s, tn = c.header(), toneHeader
 			case unit:
 				s, tn = c.unit, toneUnit
 			case i < len(cells):
@@ -211,9 +248,10 @@ func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, abo
 	if h < hl {
 		hl = h
 	}
-	lines = append(lines, line(nil, true, false))
+	blank := spaces(t.gutter())
+	lines = append(lines, line(nil, true, false, blank))
 	if hl == 2 {
-		lines = append(lines, line(nil, false, true))
+		lines = append(lines, line(nil, false, true, blank))
 	}
 	room := h - hl - len(t.foot)
 	if room < 0 {
@@ -222,14 +260,25 @@ func (t *table) render(st *themes.Styles, w, h, offset int) (lines []string, abo
 	maxOff = max(0, len(t.rows)-room)
 	offset = clamp(offset, 0, maxOff)
 	end := min(len(t.rows), offset+room)
-	for _, r := range t.rows[offset:end] {
-		lines = append(lines, line(r, false, false))
+	for i, r := range t.rows[offset:end] {
+		g := blank
+		if offset+i == t.sel && t.ids != nil {
+			g = p.paint(toneSelected, markCursor)
+			r = append([]cell(nil), r...)
+			if len(r) > 0 && !r[0].raw {
+				r[0].tone = toneSelected
+			}
+		}
+		lines = append(lines, line(r, false, false, g))
+	}
+	if len(t.rows) == 0 && t.empty != "" && room > 0 {
+		lines = append(lines, paint(st, toneMuted, fit(blank+t.empty, w)))
 	}
 	for _, r := range t.foot {
 		if len(lines) >= h {
 			break
 		}
-		lines = append(lines, line(r, false, false))
+		lines = append(lines, line(r, false, false, blank))
 	}
 	return lines, offset, len(t.rows) - end, maxOff
 }

@@ -53,7 +53,7 @@ func narrow(r rune) bool {
 		return true
 	}
 	switch r {
-	case '—', '…', '·', '≠', '−', '÷', 'µ', '▶', '≥', '×', '│':
+	case '—', '…', '·', '≠', '−', '÷', 'µ', '▶', '▸', '▼', '▲', '≥', '×', '│':
 		return true
 	}
 	return false

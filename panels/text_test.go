@@ -3,6 +3,7 @@ package panels
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -69,6 +70,19 @@ func TestFormats(t *testing.T) {
 	for i, c := range cases {
 		if c.got != c.want {
 			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+// TestSinceIsCoarse: ages on a live screen change at most every 5 s after
+// the first 10 s, and every minute after the first minute.
+func TestSinceIsCoarse(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		3 * time.Second: "3s", 12 * time.Second: "10s", 59 * time.Second: "55s",
+		61 * time.Second: "1m", 193 * time.Second: "3m", 2*time.Hour + 10*time.Minute: "2h10m",
+	} {
+		if got := since(d); got != want {
+			t.Errorf("since(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

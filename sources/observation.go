@@ -130,4 +130,11 @@ type ScrapeResult struct {
 	// Skipped is true when the tick was skipped because the previous
 	// scrape of this target was still running.
 	Skipped bool
+	// Via is "" for a direct scrape. When the worker could not be scraped
+	// directly and its figures were read from a gateway's /engine_metrics
+	// re-export instead, Via names that source, e.g.
+	// "gateway-0 /engine_metrics", and DirectErr says why the direct
+	// scrape failed.
+	Via       string
+	DirectErr *ScrapeError
 }

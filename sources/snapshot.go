@@ -116,6 +116,49 @@ type TargetStatus struct {
 	// Slow is true when the last tick was skipped because the previous
 	// scrape was still running.
 	Slow bool
+	// Gateway is the name of the gateway replica that listed this worker
+	// (discovered targets only).
+	Gateway string
+	// Auth is Target.Auth: how pdtop authenticates ("" = nothing sent).
+	Auth string
+	// Via is "" when the figures come from scraping the target itself;
+	// otherwise where they were read instead, e.g. "gateway-0
+	// /engine_metrics" (the worker could not be reached directly), with
+	// DirectError saying why.
+	Via         string
+	DirectError *ScrapeError
+	// ProblemSamples are the first parse problems of the last successful
+	// scrape (line number, message, sanitised excerpt); Problems counts
+	// them all.
+	ProblemSamples []ParseProblem
+	// Warnings of the last successful scrape (e.g. a non-compliant
+	// Content-Type), sanitised.
+	Warnings []string
+}
+
+// DiscoveryStatus is the outcome of asking one gateway replica for its
+// worker list (GET /workers, or /list_workers + /get_loads on old
+// routers).
+type DiscoveryStatus struct {
+	// Gateway is the replica's target name.
+	Gateway string
+	// API is the worker-list URL that answered last (display form), or
+	// "" when none did.
+	API string
+	// Shape names the response format understood: "smg /workers",
+	// "legacy /workers", "/list_workers + /get_loads".
+	Shape string
+	// Workers is how many usable workers the replica listed; Rejected
+	// counts entries pdtop will not scrape (gRPC, not http(s), userinfo,
+	// unparsable), Capped those dropped over the discovery cap.
+	Workers, Rejected, Capped int
+	// Err is the last failure (nil when the last attempt worked); the
+	// previous worker list is kept while it fails.
+	Err *ScrapeError
+	// Time is the last attempt, LastSuccess the last answer.
+	Time, LastSuccess time.Time
+	// Notes are sanitised one-line remarks, e.g. why an entry was rejected.
+	Notes []string
 }
 
 // Readings maps signals to derived readings.
@@ -168,6 +211,15 @@ type WorkerView struct {
 	HitHistory []float64
 	// Restarted is true when a restart was seen inside the window.
 	Restarted bool
+	// Disagree is "" when the gateway replicas that report on this worker
+	// agree; otherwise a one-line reason: their health or circuit-breaker
+	// views differ ("gateway-0 ok, gateway-1 unhealthy CB open"), a
+	// replica that lists other workers does not list it, or their
+	// in-flight views are wildly skewed (the worker's share of each
+	// replica's in-flight requests to its pool differs by 50 points or
+	// more, on replicas carrying at least 8). Computed by the store from
+	// Router.
+	Disagree string
 }
 
 // Dist returns the distribution for sig (zero when absent).
@@ -281,6 +333,14 @@ type Snapshot struct {
 	// Thresholds in force (defaults filled in): panels flag figures that
 	// cross them.
 	Thresholds Thresholds
+
+	// Discovery is each gateway replica's worker-list status, by gateway
+	// name; empty when discovery is off.
+	Discovery []DiscoveryStatus
+
+	// Notice is one line from the data source for the footer: the demo
+	// scenario playing, a replay's position. Empty when there is none.
+	Notice string
 }
 
 // WorkersByRole returns the workers with role r, in display order.

@@ -82,6 +82,26 @@ type Target struct {
 	// Gateway is the ID of the gateway replica that reported this worker, for
 	// discovered targets.
 	Gateway string
+	// Addr is the address gateways know this worker by ("host:port"),
+	// when it differs from the URL's (a worker scraped through a proxy or
+	// an ingress); "" means the URL's host:port. It joins the gateways'
+	// per-worker series, the worker lists and /engine_metrics to this
+	// target.
+	Addr string
+	// Auth summarises how pdtop authenticates to the target, for the
+	// targets view: "" (nothing sent), or e.g. "bearer", "basic",
+	// "oauth2", "mTLS", "headers", comma-separated, plus "no-verify" when
+	// TLS certificate checks are off. Never a secret.
+	Auth string
+}
+
+// Key is the worker key gateways use for this target: WorkerKey(Addr),
+// or WorkerKey(URL) when Addr is empty.
+func (t Target) Key() string {
+	if t.Addr != "" {
+		return WorkerKey(t.Addr)
+	}
+	return WorkerKey(t.URL)
 }
 
 // DisplayURL returns scheme://host:port/path of raw with userinfo, query

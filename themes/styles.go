@@ -32,6 +32,10 @@ type Styles struct {
 	// Error is the text of a panel that failed to render.
 	Error lipgloss.Style
 
+	// Selected is the name of the selected row in the focused panel
+	// (reverse video: visible without colour; a ▸ also marks the row).
+	Selected lipgloss.Style
+
 	// TabActive and TabInactive are the tab bar at small terminal sizes.
 	TabActive, TabInactive lipgloss.Style
 	// Summary is the fleet summary line; SummaryLabel its field names.
@@ -66,6 +70,7 @@ func NewStyles(t Theme) *Styles {
 		BarFill:       fg(t.Accent),
 		BarEmpty:      fg(t.Muted),
 		Error:         fg(t.Crit).Bold(true),
+		Selected:      lipgloss.NewStyle().Bold(true).Reverse(true),
 		TabActive:     fg(t.Accent).Bold(true).Reverse(true),
 		TabInactive:   fg(t.Muted),
 		Summary:       fg(t.Text),

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,12 @@ import (
 	"github.com/pdtop/pdtop/themes"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// update is the -update flag (registered by x/exp/golden, which teatest
+// imports): rewrite golden files.
+func update() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
@@ -38,14 +44,14 @@ var start = time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
 // simulated clock: Step(1s) then one scrape round, so runs are
 // deterministic for a seed.
 type fleetRun struct {
-	t       *testing.T
+	t       testing.TB
 	fleet   *sim.Fleet
 	store   *store.Store
 	scraper *collect.Scraper
 	now     time.Time
 }
 
-func newFleetRun(t *testing.T, cfg sim.Config) *fleetRun {
+func newFleetRun(t testing.TB, cfg sim.Config) *fleetRun {
 	t.Helper()
 	f, err := sim.New(cfg)
 	if err != nil {
@@ -202,7 +208,7 @@ func checkSize(t *testing.T, v string, w, h int) {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
+	if update() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -217,5 +223,41 @@ func golden(t *testing.T, path, got string) {
 	}
 	if string(want) != got {
 		t.Errorf("%s differs from the golden file (go test ./ui -update, then review the diff):\n%s", path, got)
+	}
+}
+
+// TestMonoDashboardHasAttributesButNoColour draws the whole dashboard, the
+// help and a drill-down with the mono theme under a 256-colour profile
+// (what NO_COLOR gives on a capable terminal): no colour codes at all, but
+// bold and reverse video where they carry meaning (headers, focus, the
+// selected row, critical values).
+func TestMonoDashboardHasAttributesButNoColour(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	r := newFleetRun(t, sim.Config{Seed: 3, Prefill: 2, Decode: 2, Replicas: 1, Scenario: "steady"})
+	r.advance(20)
+	m := newModel(r, 160, 48)
+	m.Update(snapMsg{snap: r.snapshot()})
+	views := []string{m.View()}
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	views = append(views, m.View())
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
+	views = append(views, m.View())
+	sgr := regexp.MustCompile(`\x1b\[([0-9;]*)m`)
+	seen := map[string]bool{}
+	for _, v := range views {
+		for _, mm := range sgr.FindAllStringSubmatch(v, -1) {
+			for _, code := range strings.Split(mm[1], ";") {
+				switch code {
+				case "", "0", "1", "2", "4", "7", "22", "24", "27":
+					seen[code] = true
+				default:
+					t.Fatalf("colour code %q in mono output", mm[0])
+				}
+			}
+		}
+	}
+	if !seen["1"] || !seen["7"] {
+		t.Fatalf("mono should still use bold and reverse; saw %v", seen)
 	}
 }

@@ -3,24 +3,78 @@ package ui
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/pdtop/pdtop/panels"
+	"github.com/pdtop/pdtop/themes"
 )
 
-// handleKey applies app-wide keys first; anything else goes to the
-// focused panel.
+// handleKey routes a key by view: the filter being typed takes every key;
+// the help overlay only closes; the drill-down and the dashboard have
+// their own keys, the app's first and then the focused panel's.
 func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
 	switch {
+	case m.editing:
+		return m.filterKey(msg)
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
+	case m.showHelp:
+		if key.Matches(msg, k.Help) || key.Matches(msg, k.Close) {
+			m.showHelp = false
+		}
+		return nil
 	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
+		m.showHelp = true
 		return nil
-	case m.showHelp && key.Matches(msg, k.Close):
-		m.showHelp = false
+	case key.Matches(msg, k.Narrower):
+		return m.stepWindow(-1)
+	case key.Matches(msg, k.Wider):
+		return m.stepWindow(+1)
+	case key.Matches(msg, k.Pause):
+		return m.togglePause()
+	case key.Matches(msg, k.Theme):
+		t, _ := themes.ByName(themes.Next(m.cfg.Styles.Theme.Name))
+		m.setStyles(themes.NewStyles(t))
+		m.note = "theme " + t.Name
 		return nil
-	case m.zoom && key.Matches(msg, k.Close):
-		m.zoom = false
-		m.layout()
+	case m.drilling:
+		return m.drillKey(msg)
+	case key.Matches(msg, k.Targets):
+		m.showTargets = !m.showTargets
+		return nil
+	case m.showTargets:
+		return m.targetsKey(msg)
+	}
+	return m.dashboardKey(msg)
+}
+
+// targetsKey handles the keys of the targets view: esc goes back, a panel
+// key (tab, 1-6, z, /) goes back and acts, the rest scroll the view.
+func (m *Model) targetsKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Close):
+		m.showTargets = false
+		return nil
+	case key.Matches(msg, k.Next, k.Prev, k.Jump, k.Zoom, k.Filter, k.Drill):
+		m.showTargets = false
+		return m.dashboardKey(msg)
+	}
+	return m.updateFocused(msg)
+}
+
+// dashboardKey handles the keys of the panel grid (or tabs, or zoom).
+func (m *Model) dashboardKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Close):
+		switch {
+		case m.zoom:
+			m.zoom = false
+			m.layout()
+		case !m.filter.Empty():
+			m.setFilter(panels.Filter{})
+		}
 		return nil
 	case key.Matches(msg, k.Next):
 		m.setFocus(m.focus + 1)
@@ -35,14 +89,26 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.zoom = !m.zoom
 		m.layout()
 		return nil
-	case key.Matches(msg, k.Pause):
-		m.paused = !m.paused
-		if !m.paused && m.latest != nil {
-			m.show(m.latest) // resume catches up once
-		}
-		return nil
+	case key.Matches(msg, k.Filter):
+		return m.startFilter()
+	case key.Matches(msg, k.Drill):
+		return m.openDrill()
 	}
 	return m.updateFocused(msg)
+}
+
+// togglePause freezes or resumes the view; scraping goes on either way.
+// Resuming shows the newest snapshot once, rebuilt first when the window
+// changed while paused.
+func (m *Model) togglePause() tea.Cmd {
+	m.paused = !m.paused
+	if m.paused || m.latest == nil {
+		return nil
+	}
+	if m.latest.Window != m.cfg.Window {
+		return m.build()
+	}
+	return m.show(m.latest)
 }
 
 func (m *Model) setFocus(i int) {
@@ -53,4 +119,23 @@ func (m *Model) setFocus(i int) {
 	m.focus = ((i % n) + n) % n
 	m.applyFocus()
 	m.layout()
+}
+
+// setStyles switches every component to st (the T key).
+func (m *Model) setStyles(st *themes.Styles) {
+	m.cfg.Styles = st
+	h := &m.help.Styles
+	h.ShortKey, h.ShortDesc, h.ShortSeparator = st.HelpKey, st.HelpDesc, st.HelpSep
+	h.FullKey, h.FullDesc, h.FullSeparator = st.HelpKey, st.HelpDesc, st.HelpSep
+	h.Ellipsis = st.HelpSep
+	for _, p := range m.panels {
+		if n, ok := p.(panels.Navigator); ok {
+			n.SetStyles(st)
+		}
+	}
+	m.drill.SetStyles(st)
+	if n, ok := m.targets.(panels.Navigator); ok {
+		n.SetStyles(st)
+	}
+	m.input.PromptStyle, m.input.TextStyle = st.Accent, st.Cell
 }

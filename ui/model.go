@@ -1,7 +1,8 @@
 // Package ui is pdtop's bubbletea root model: it schedules scrapes as
 // tea.Cmds (one in flight per target, missed ticks skipped rather than
 // queued), hands each new Snapshot to the panels, and owns layout, focus,
-// zoom, help and pause.
+// zoom, help, pause, the time window, the worker filter, the drill-down,
+// the theme and the mouse.
 package ui
 
 import (
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/pdtop/pdtop/panels"
@@ -27,8 +29,14 @@ type Config struct {
 	Timeout time.Duration
 	// Window for rates and quantiles (default 1m).
 	Window time.Duration
-	// Styles from the chosen theme.
+	// Styles from the chosen theme; T cycles through themes.Names().
 	Styles *themes.Styles
+	// Windows are the steps of the [ and ] keys (default 1m, 5m, 15m; the
+	// configured Window is added when it is not one of them).
+	Windows []time.Duration
+	// Mouse says the program receives mouse events (--mouse): click
+	// focuses a panel or tab, the wheel scrolls.
+	Mouse bool
 }
 
 // tickMsg starts a scrape round; gen drops ticks of an older schedule.
@@ -54,8 +62,28 @@ type Model struct {
 	showHelp      bool
 	paused        bool
 
+	// The worker filter (/): applied to every panel's worker list.
+	filter    panels.Filter
+	input     textinput.Model
+	editing   bool
+	filterErr string
+
+	// The drill-down (enter): one worker's detail view.
+	drill         *panels.Detail
+	drilling      bool
+	detailBusy    bool
+	detailPending bool
+
+	// The targets view (t): every target's scrape health, full screen.
+	targets     panels.Panel
+	showTargets bool
+
+	// note is a one-off message in the footer, until the next key.
+	note string
+
 	gen          int
 	inflight     map[string]bool
+	roundJobs    map[string]bool // jobs of the latest round still running
 	building     bool
 	buildPending bool
 	latest       *sources.Snapshot
@@ -78,17 +106,18 @@ func New(cfg Config) *Model {
 		cfg.Styles = themes.NewStyles(themes.Dark())
 	}
 	h := help.New()
-	st := cfg.Styles
-	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = st.HelpKey, st.HelpDesc, st.HelpSep
-	h.Styles.FullKey, h.Styles.FullDesc, h.Styles.FullSeparator = st.HelpKey, st.HelpDesc, st.HelpSep
-	h.Styles.Ellipsis = st.HelpSep
+	cfg.Windows = windowSteps(cfg.Windows, cfg.Window)
 	m := &Model{
 		cfg:      cfg,
 		keys:     DefaultKeyMap(),
 		help:     h,
 		panels:   panels.All(cfg.Styles),
 		inflight: map[string]bool{},
+		input:    newFilterInput(),
+		drill:    panels.NewDetail(cfg.Styles),
+		targets:  panels.NewTargets(cfg.Styles),
 	}
+	m.setStyles(cfg.Styles)
 	m.applyFocus()
 	return m
 }
@@ -107,30 +136,47 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tea.KeyMsg:
+		m.note = ""
 		return m, m.handleKey(msg)
+	case tea.MouseMsg:
+		return m, m.handleMouse(msg)
+	case detailMsg:
+		return m, m.detailArrived(msg)
 	case tickMsg:
 		if msg.gen != m.gen {
 			return m, nil
 		}
 		m.lastTick = m.now()
-		return m, tea.Batch(m.round(), m.build(), m.tick())
+		// One snapshot per round, when its jobs are done, so the screen
+		// changes once a tick. If the last round has not finished (a slow
+		// target), derive now anyway so the view keeps moving.
+		late := len(m.roundJobs) > 0
+		cmds := []tea.Cmd{m.round(), m.tick()}
+		if late || len(m.roundJobs) == 0 {
+			cmds = append(cmds, m.build())
+		}
+		return m, tea.Batch(cmds...)
 	case jobDoneMsg:
 		delete(m.inflight, msg.key)
-		if len(m.inflight) == 0 {
-			return m, m.build()
+		if m.roundJobs[msg.key] {
+			delete(m.roundJobs, msg.key)
+			if len(m.roundJobs) == 0 {
+				return m, m.build()
+			}
 		}
 		return m, nil
 	case snapMsg:
 		m.building = false
 		m.latest = msg.snap
+		var cmds []tea.Cmd
 		if !m.paused {
-			m.show(msg.snap)
+			cmds = append(cmds, m.show(msg.snap))
 		}
 		if m.buildPending {
 			m.buildPending = false
-			return m, m.build()
+			cmds = append(cmds, m.build())
 		}
-		return m, nil
+		return m, tea.Batch(cmds...)
 	}
 	return m, m.updateFocused(msg)
 }
@@ -158,12 +204,14 @@ func (m *Model) round() tea.Cmd {
 	}
 	timeout := m.cfg.Timeout
 	var cmds []tea.Cmd
+	m.roundJobs = map[string]bool{}
 	for _, j := range b.Round() {
 		if m.inflight[j.Key] {
 			b.Busy(j.Key)
 			continue
 		}
 		m.inflight[j.Key] = true
+		m.roundJobs[j.Key] = true
 		j := j
 		cmds = append(cmds, func() tea.Msg {
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -190,14 +238,27 @@ func (m *Model) build() tea.Cmd {
 	return func() tea.Msg { return snapMsg{snap: b.Snapshot(window)} }
 }
 
-func (m *Model) show(s *sources.Snapshot) {
+// show puts s on screen and, in the drill-down, asks for the worker's
+// detail at the same time.
+func (m *Model) show(s *sources.Snapshot) tea.Cmd {
 	m.shown = s
 	for _, p := range m.panels {
 		p.SetSnapshot(s)
 	}
+	m.drill.SetSnapshot(s)
+	m.targets.SetSnapshot(s)
+	if m.drilling {
+		return m.fetchDetail()
+	}
+	return nil
 }
 
 func (m *Model) updateFocused(msg tea.Msg) tea.Cmd {
+	if m.showTargets {
+		p, cmd := m.targets.Update(msg)
+		m.targets = p
+		return cmd
+	}
 	if len(m.panels) == 0 {
 		return nil
 	}

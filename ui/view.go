@@ -30,7 +30,7 @@ func (m *Model) mode() layoutMode {
 	switch {
 	case m.width < minWidth || m.height < minHeight:
 		return modeTooSmall
-	case m.zoom:
+	case m.zoom || m.drilling:
 		return modeZoom
 	case m.width >= 160 && m.height >= 45:
 		return modeGrid3
@@ -52,17 +52,22 @@ func split(n, k int) []int {
 	return out
 }
 
-// bodyHeight is the height left for panels under the summary line and
-// above the footer (and the tab bar in tab mode).
-func (m *Model) bodyHeight() int {
-	h := m.height - 2
+// bodyTop is the first row of the panels: under the summary line, the
+// filter line when shown and the tab bar in tab mode.
+func (m *Model) bodyTop() int {
+	y := 1
+	if m.filterShown() {
+		y++
+	}
 	if m.mode() == modeTabs {
-		h--
+		y++
 	}
-	if h < 0 {
-		h = 0
-	}
-	return h
+	return y
+}
+
+// bodyHeight is the height left for panels between bodyTop and the footer.
+func (m *Model) bodyHeight() int {
+	return max(0, m.height-m.bodyTop()-1)
 }
 
 // layout sizes every panel for the current mode.
@@ -84,6 +89,9 @@ func (m *Model) layout() {
 			p.SetSize(m.width, h)
 		}
 	}
+	m.drill.SetSize(m.width, h)
+	m.targets.SetSize(m.width, max(0, m.height-2))
+	m.targets.SetFocused(true)
 }
 
 // View draws exactly width × height cells.
@@ -97,15 +105,30 @@ func (m *Model) View() string {
 	}
 	st := m.cfg.Styles
 	var b strings.Builder
+	win := m.cfg.Window
+	if m.shown != nil {
+		win = m.shown.Window
+	}
 	b.WriteString(panels.Summary(m.shown, st, m.width, panels.SummaryState{
-		Paused: m.paused, Interval: m.cfg.Interval, Window: m.cfg.Window,
+		Paused: m.paused, Interval: m.cfg.Interval, Window: win, NextWindow: m.cfg.Window,
 		Now: m.now(), LastTick: m.lastTick,
 	}))
 	b.WriteByte('\n')
+	if m.filterShown() {
+		b.WriteString(m.filterLine())
+		b.WriteByte('\n')
+	}
 	h := m.bodyHeight()
 	switch {
 	case m.showHelp:
+		if m.mode() == modeTabs {
+			h++ // the help replaces the tab bar too
+		}
 		b.WriteString(m.helpView(h))
+	case m.drilling:
+		b.WriteString(m.drill.View())
+	case m.showTargets:
+		b.WriteString(m.targets.View())
 	case m.mode() == modeTabs:
 		b.WriteString(m.tabBar())
 		b.WriteByte('\n')
@@ -134,7 +157,10 @@ func (m *Model) View() string {
 
 // tabBar lists the panels with the focused one marked by style and by
 // brackets (never by colour alone). Titles shorten to fit the width.
-func (m *Model) tabBar() string {
+func (m *Model) tabBar() string { return strings.Join(m.tabItems(), "") }
+
+// tabItems are the tab bar's tabs, rendered.
+func (m *Model) tabItems() []string {
 	st := m.cfg.Styles
 	for _, short := range []int{0, 1, 2} {
 		parts := make([]string, len(m.panels))
@@ -149,10 +175,10 @@ func (m *Model) tabBar() string {
 			width += ansi.StringWidth(parts[i])
 		}
 		if width <= m.width || short == 2 {
-			return strings.Join(parts, "")
+			return parts
 		}
 	}
-	return ""
+	return nil
 }
 
 // tabTitle shortens a panel title: 0 = full, 1 = first word(s) before
@@ -176,37 +202,11 @@ func tabTitle(t string, level int) string {
 	return ""
 }
 
-// footer shows the key hints and, when paused, says so.
-func (m *Model) footer() string {
-	m.help.Width = m.width
-	s := m.help.ShortHelpView(m.keys.ShortHelp())
-	if m.paused {
-		s = m.cfg.Styles.Warn.Render("PAUSED — scraping continues; p resumes") + "  " + s
-	}
-	return s
-}
-
-// helpView lists the keys that work here: the app's and the focused
-// panel's, from the bubbles help component, stacked so they fit 80 columns.
-func (m *Model) helpView(h int) string {
-	st := m.cfg.Styles
-	hm := m.help
-	hm.ShowAll = true
-	hm.Width = m.width - 4
-	p := m.panels[m.focus]
-	body := st.Header.Render("Keys") + "\n" + hm.FullHelpView(m.keys.FullHelp())
-	if pk := p.KeyMap().FullHelp(); len(pk) > 0 {
-		body += "\n\n" + st.Header.Render(p.Title()+" keys") + "\n" + hm.FullHelpView(pk)
-	}
-	body += "\n\n" + strings.Join(helpLegend, "\n")
-	box := lipgloss.NewStyle().Border(st.FrameBorder).BorderForeground(st.Theme.Border).Padding(0, 1).Render(body)
-	return lipgloss.Place(m.width, h, lipgloss.Center, lipgloss.Center, box)
-}
-
 var helpLegend = []string{
 	"—   not exposed by this version (or none counted yet)",
 	"STALE / DOWN   scrape failing: last good values, with their age",
-	"↻   restarted inside the window",
+	"↻   restarted inside the window · !  at or over its threshold",
+	"▸   the selected worker (enter opens its details)",
 }
 
 // fit forces s to exactly w×h cells: lines are truncated or padded, extra

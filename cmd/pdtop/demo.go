@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/config"
 	"github.com/pdtop/pdtop/sources/sim"
 )
 
@@ -58,6 +59,49 @@ func demoTargets(eps []sim.Endpoint) []sources.Target {
 	return out
 }
 
+// demoFleet is what the dashboard scrapes of the demo fleet: its gateway
+// replicas, and the workers they list (discovered, as from a real
+// gateway, every few seconds so scale-out shows quickly). The 2026 router
+// has no worker list, so there the workers are the fleet's endpoints,
+// followed as scenarios add and remove them.
+func demoFleet(f *sim.Fleet, eps []sim.Endpoint) *fleet {
+	fl := &fleet{http: map[string]targetHTTP{}}
+	fl.disc.Interval, fl.disc.MaxTargets = 5*time.Second, 1024
+	discover := f.Config().Gateway != sim.Gateway2026
+	for _, t := range demoTargets(eps) {
+		if t.Role == sources.RoleGateway {
+			fl.targets = append(fl.targets, t)
+			fl.gateways = append(fl.gateways, gatewaySpec{target: t, discovery: discover, engineMetrics: config.EngineMetricsAuto})
+		} else if !discover {
+			fl.targets = append(fl.targets, t)
+		}
+	}
+	// Discovered workers keep the demo's names ("prefill-0").
+	fl.names = func(key string) string {
+		for _, e := range f.Endpoints() {
+			if sources.WorkerKey(e.MetricsURL) == key {
+				return e.Name
+			}
+		}
+		return ""
+	}
+	if !discover {
+		fl.follow = func(ctx context.Context, set func([]sources.Target)) {
+			t := time.NewTicker(2 * time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					set(demoTargets(f.Endpoints()))
+				}
+			}
+		}
+	}
+	return fl
+}
+
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pdtop demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -87,19 +131,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go f.Run(ctx, sf.speed)
-	return dashboardWith(ctx, demoTargets(eps), vf, stdout, func(set func([]sources.Target)) {
-		// Scenarios add and remove workers (scale-out); follow them.
-		t := time.NewTicker(2 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				set(demoTargets(f.Endpoints()))
-			}
-		}
-	})
+	fl := demoFleet(f, eps)
+	fl.notice = func() string {
+		name, at := f.Scenario()
+		return fmt.Sprintf("demo: %s %s", name, fmtClock(at))
+	}
+	return dashboard(ctx, fl, vf, stdout)
 }
 
 // writePromConfig writes a prometheus.yml scraping every endpoint of the
@@ -146,16 +183,24 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	var args2 []string
+	var all, gws []string
 	for _, e := range eps {
 		fmt.Fprintf(stdout, "%-10s %-8s %s\n", e.Name, e.Role, e.MetricsURL)
 		flagName := e.Role.String()
 		if e.Role == sources.RoleUnified {
 			flagName = "worker"
 		}
-		args2 = append(args2, "--"+flagName+" "+e.MetricsURL)
+		all = append(all, "--"+flagName+" "+e.MetricsURL)
+		if e.Role == sources.RoleGateway {
+			gws = append(gws, "--gateway "+e.MetricsURL)
+		}
 	}
-	fmt.Fprintf(stdout, "\nscrape it with:\n  pdtop %s\n", strings.Join(args2, " "))
+	if f.Config().Gateway == sim.Gateway2026 {
+		// The 2026 router has no worker list: every worker is named.
+		fmt.Fprintf(stdout, "\nscrape it with:\n  pdtop %s\n", strings.Join(all, " "))
+	} else {
+		fmt.Fprintf(stdout, "\nscrape it with (the workers are discovered from the gateways):\n  pdtop %s\n", strings.Join(gws, " "))
+	}
 	if *promConfig != "" {
 		if err := writePromConfig(*promConfig, eps); err != nil {
 			return err
@@ -167,4 +212,10 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	f.Run(ctx, sf.speed)
 	return nil
+}
+
+// fmtClock formats a scenario offset as m:ss.
+func fmtClock(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }

@@ -23,6 +23,8 @@ Usage:
   pdtop [flags]                 run the dashboard on a real fleet (target flags below)
   pdtop --prometheus URL [flags]
                                 run the dashboard on a fleet a Prometheus-compatible server scrapes
+  pdtop snapshot [flags]        scrape for a few seconds, print the panels as text or JSON, exit
+  pdtop snapshot demo [flags]   the same on the embedded demo fleet
   pdtop sim [flags]             serve only the demo fleet's /metrics endpoints
   pdtop rules [flags]           print recording rules that keep --prometheus cheap at scale
   pdtop help                    this text
@@ -52,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runSim(args, stdout, stderr)
 	case "rules":
 		err = runRules(args, stdout, stderr)
+	case "snapshot":
+		err = runSnapshot(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

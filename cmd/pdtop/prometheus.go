@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
-	"github.com/prometheus/common/config"
+	pconfig "github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/config"
 	"github.com/pdtop/pdtop/sources/promql"
 )
 
@@ -68,17 +70,18 @@ func (p *promFlags) validate() error {
 
 // backend builds the Prometheus backend. http carries auth and TLS for
 // the server (the zero value: none).
-func (p *promFlags) backend(http config.HTTPClientConfig, vf viewFlags, th sources.Thresholds, logger *slog.Logger) (*promql.Backend, error) {
+func (p *promFlags) backend(http pconfig.HTTPClientConfig, allowInsecure bool, vf viewFlags, th sources.Thresholds, logger *slog.Logger) (*promql.Backend, error) {
 	return promql.New(p.url, http, promql.Options{
-		Selector:       p.matchers,
-		InstanceLabel:  p.instanceLabel,
-		RoleLabel:      p.roleLabel,
-		Rows:           p.rows,
-		Interval:       vf.interval,
-		Window:         vf.window,
-		ScrapeInterval: p.scrapeInterval,
-		Thresholds:     th,
-		Logger:         logger,
+		Selector:                 p.matchers,
+		InstanceLabel:            p.instanceLabel,
+		RoleLabel:                p.roleLabel,
+		Rows:                     p.rows,
+		Interval:                 vf.interval,
+		Window:                   vf.window,
+		ScrapeInterval:           p.scrapeInterval,
+		Thresholds:               th,
+		Logger:                   logger,
+		AllowInsecureCredentials: allowInsecure,
 	})
 }
 
@@ -87,17 +90,138 @@ func (p *promFlags) backend(http config.HTTPClientConfig, vf viewFlags, th sourc
 // ticks (and says so) rather than cutting them off.
 const promTimeout = 10 * time.Second
 
-// runPrometheusDashboard runs the TUI on the Prometheus backend.
-func runPrometheusDashboard(ctx context.Context, pf promFlags, vf viewFlags, stdout io.Writer) error {
-	return runUI(ctx, vf, stdout, func(logger *slog.Logger) (sources.Backend, error) {
-		b, err := pf.backend(config.HTTPClientConfig{}, vf, sources.Thresholds{}, logger)
+// promSetup is everything the Prometheus backend needs from the flags and
+// the config file (whose prometheus: block and timing apply unless a flag
+// says otherwise).
+type promSetup struct {
+	pf            promFlags
+	vf            viewFlags
+	http          pconfig.HTTPClientConfig
+	allowInsecure bool
+	thresholds    sources.Thresholds
+	secrets       []config.Secret
+}
+
+// prometheusSetup merges flags and config for the Prometheus backend and
+// validates them; every error names the flag or the config field.
+func prometheusSetup(fs *flag.FlagSet, pf promFlags, vf viewFlags, tf targetFlags, timing bool) (*promSetup, error) {
+	if tf.any() {
+		return nil, fmt.Errorf("--prometheus reads the fleet from the server: drop the --gateway/--prefill/--decode/--worker flags (or drop --prometheus to scrape them directly)")
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	s := &promSetup{http: defaultHTTP()}
+	if tf.config != "" {
+		c, err := loadConfig(tf.config)
 		if err != nil {
 			return nil, err
 		}
-		logger.Info("pdtop started", "prometheus", sources.DisplayURL(pf.url), "selector", pf.selector,
-			"interval", vf.interval, "window", vf.window)
+		if len(c.Targets) > 0 || len(c.Gateways) > 0 {
+			return nil, fmt.Errorf("%s lists targets or gateways to scrape, but pdtop reads the fleet from a server: use a config without them with a prometheus: block, or scrape directly", tf.config)
+		}
+		if timing {
+			if c.Interval != 0 && !set["interval"] {
+				vf.interval = c.Interval
+			}
+			if c.Timeout != 0 && !set["timeout"] {
+				vf.timeout = c.Timeout
+			}
+			if c.Window != 0 && !set["window"] {
+				vf.window = c.Window
+			}
+		}
+		s.thresholds, s.secrets = c.Thresholds, c.Secrets()
+		if pc := c.Prometheus; pc != nil {
+			if !set["prometheus"] {
+				pf.url = pc.URL.Full()
+			}
+			if !set["selector"] && pc.Selector != "" {
+				pf.selector = pc.Selector
+			}
+			if !set["instance-label"] && pc.InstanceLabel != "" {
+				pf.instanceLabel = pc.InstanceLabel
+			}
+			if !set["role-label"] && pc.RoleLabel != "" {
+				pf.roleLabel = pc.RoleLabel
+			}
+			if !set["rows"] && pc.Rows != 0 {
+				pf.rows = pc.Rows
+			}
+			if !set["scrape-interval"] && pc.ScrapeInterval != 0 {
+				pf.scrapeInterval = pc.ScrapeInterval
+			}
+			s.http, s.allowInsecure = pc.HTTP.Config(), pc.AllowInsecureCredentials
+		}
+	}
+	if !pf.set() {
+		return nil, fmt.Errorf("no Prometheus URL: give --prometheus URL (or prometheus.url in the config file)")
+	}
+	if timing && vf.timeout == 0 {
+		vf.timeout = promTimeout
+	}
+	if err := vf.validate(); err != nil {
+		return nil, err
+	}
+	if err := pf.validate(); err != nil {
+		return nil, err
+	}
+	s.pf, s.vf = pf, vf
+	return s, nil
+}
+
+// usesPrometheus reports whether the config file at path has a
+// prometheus: block (a file that does not parse is left for the scraping
+// path to report).
+func usesPrometheus(path string) bool {
+	if path == "" {
+		return false
+	}
+	c, err := loadConfig(path)
+	return err == nil && c.Prometheus != nil
+}
+
+// runPrometheus runs the dashboard on the Prometheus backend.
+func runPrometheus(ctx context.Context, fs *flag.FlagSet, pf promFlags, vf viewFlags, tf targetFlags, stdout io.Writer) error {
+	s, err := prometheusSetup(fs, pf, vf, tf, true)
+	if err != nil {
+		return err
+	}
+	return runTUI(ctx, s.vf, stdout, s.secrets, func(_ context.Context, logger *slog.Logger) (sources.Backend, error) {
+		b, err := s.pf.backend(s.http, s.allowInsecure, s.vf, s.thresholds, logger)
+		if err != nil {
+			return nil, err
+		}
+		logger.Info("pdtop started", "prometheus", sources.DisplayURL(s.pf.url), "selector", s.pf.selector,
+			"interval", s.vf.interval, "window", s.vf.window)
 		return b, nil
 	})
+}
+
+// prometheusSnapshot reads one snapshot from the server: the server
+// already holds the window's history, so one refresh (the instant, range
+// and restart queries) is enough. It fails with the server's reason when
+// the server did not answer.
+func prometheusSnapshot(ctx context.Context, s *promSetup) (*sources.Snapshot, error) {
+	b, err := s.pf.backend(s.http, s.allowInsecure, s.vf, s.thresholds, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for _, j := range b.Round() {
+		wg.Add(1)
+		go func(j sources.Job) {
+			defer wg.Done()
+			c, cancel := context.WithTimeout(ctx, s.vf.timeout)
+			defer cancel()
+			j.Run(c)
+		}(j)
+	}
+	wg.Wait()
+	snap := b.Snapshot(s.vf.window)
+	if srv := snap.Targets[0]; srv.Health == sources.Down {
+		return nil, fmt.Errorf("%w: the Prometheus server at %s: %v", errNoTarget, srv.ID, srv.LastError)
+	}
+	return snap, nil
 }
 
 // runRules prints the recording rules for the Prometheus backend.

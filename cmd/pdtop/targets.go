@@ -3,11 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/config"
 )
 
 // urlList is a repeatable URL flag.
@@ -30,6 +30,7 @@ type viewFlags struct {
 	window   time.Duration
 	theme    string
 	logFile  string
+	mouse    bool
 }
 
 func (v *viewFlags) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (v *viewFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&v.window, "window", time.Minute, "`window` for rates, quantiles and hit ratios")
 	fs.StringVar(&v.theme, "theme", "", "colour theme: dark, light, high-contrast, mono (default dark; mono when NO_COLOR is set or TERM=dumb)")
 	fs.StringVar(&v.logFile, "log", "", "write a log of scrape failures and events to this `file`")
+	fs.BoolVar(&v.mouse, "mouse", false, "use the mouse: click focuses a panel or tab, the wheel scrolls (off by default so the terminal's own selection works)")
 }
 
 func (v *viewFlags) validate() error {
@@ -65,10 +67,14 @@ func (v *viewFlags) validate() error {
 // targetFlags are the static target list of a live run.
 type targetFlags struct {
 	gateways, prefill, decode, workers urlList
+	config                             string
+	discovery                          bool
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
-	fs.Var(&t.gateways, "gateway", "gateway replica metrics `URL` (repeatable; e.g. http://gw:29000)")
+	fs.StringVar(&t.config, "config", "", "YAML config `file` (targets, gateways, HTTP settings, thresholds; see docs/config.example.yaml)")
+	fs.BoolVar(&t.discovery, "discovery", true, "ask each gateway replica for its workers (/workers, /list_workers) and follow joins and leaves")
+	fs.Var(&t.gateways, "gateway", "gateway replica metrics `URL` (repeatable; e.g. http://gw:29000; its workers are discovered)")
 	fs.Var(&t.prefill, "prefill", "prefill worker `URL` (repeatable; e.g. http://p1:30001)")
 	fs.Var(&t.decode, "decode", "decode worker `URL` (repeatable)")
 	fs.Var(&t.workers, "worker", "unified (non-PD) worker `URL` (repeatable)")
@@ -79,11 +85,14 @@ func (t *targetFlags) any() bool {
 	return len(t.gateways)+len(t.prefill)+len(t.decode)+len(t.workers) > 0
 }
 
-// targets turns the flags into targets, rejecting bad URLs and duplicates
-// with a message naming the flag.
-func (t *targetFlags) targets() ([]sources.Target, error) {
-	var out []sources.Target
+// addTo adds the flag targets to f, rejecting bad URLs and duplicates
+// (with each other and with the config file) with a message naming the
+// flag.
+func (t *targetFlags) addTo(f *fleet) error {
 	seen := map[string]string{}
+	for _, tg := range f.targets {
+		seen[tg.ID] = "in the config file"
+	}
 	add := func(flagName string, role sources.Role, raw string) error {
 		u, err := metricsURL(raw)
 		if err != nil {
@@ -91,10 +100,14 @@ func (t *targetFlags) targets() ([]sources.Target, error) {
 		}
 		id := sources.DisplayURL(u)
 		if prev, dup := seen[id]; dup {
-			return fmt.Errorf("--%s %s is already given as --%s", flagName, id, prev)
+			return fmt.Errorf("--%s %s is already given %s", flagName, id, prev)
 		}
-		seen[id] = flagName
-		out = append(out, sources.Target{ID: id, URL: u, Name: sources.WorkerKey(u), Role: role, Origin: sources.OriginFlag})
+		seen[id] = "as --" + flagName
+		tg := sources.Target{ID: id, URL: u, Name: sources.WorkerKey(u), Role: role, Origin: sources.OriginFlag}
+		f.targets = append(f.targets, tg)
+		if role == sources.RoleGateway {
+			f.gateways = append(f.gateways, gatewaySpec{target: tg, discovery: true, engineMetrics: config.EngineMetricsAuto})
+		}
 		return nil
 	}
 	for _, g := range []struct {
@@ -105,35 +118,16 @@ func (t *targetFlags) targets() ([]sources.Target, error) {
 		{"decode", sources.RoleDecode, t.decode}, {"worker", sources.RoleUnified, t.workers}} {
 		for _, raw := range g.urls {
 			if err := add(g.name, g.role, raw); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no targets: give --gateway, --prefill, --decode or --worker URLs (or run 'pdtop demo')")
+	if len(f.targets) == 0 {
+		return fmt.Errorf("no targets: give --gateway URL (its workers are discovered), --prefill/--decode/--worker URLs, or --config FILE (or run 'pdtop demo')")
 	}
-	return out, nil
+	return nil
 }
 
 // metricsURL completes a user-given address to a metrics URL: a missing
 // scheme becomes http, an empty path /metrics.
-func metricsURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "", fmt.Errorf("not a URL")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("scheme %q not supported (use http or https)", u.Scheme)
-	}
-	if u.Host == "" || u.Hostname() == "" {
-		return "", fmt.Errorf("no host")
-	}
-	if u.Path == "" || u.Path == "/" {
-		u.Path = "/metrics"
-	}
-	return u.String(), nil
-}
+func metricsURL(raw string) (string, error) { return config.MetricsURL(raw) }

@@ -55,10 +55,15 @@ func New(def *scrape.Client, opts Options) *Scraper {
 		clients: map[string]*scrape.Client{}, fallback: def}
 }
 
-// SetClient gives one target its own HTTP client (credentials, TLS).
+// SetClient gives one target its own HTTP client (credentials, TLS); nil
+// returns it to the default client.
 func (s *Scraper) SetClient(targetID string, c *scrape.Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if c == nil {
+		delete(s.clients, targetID)
+		return
+	}
 	s.clients[targetID] = c
 }
 
@@ -111,10 +116,15 @@ func (s *Scraper) Scrape(ctx context.Context, t sources.Target) sources.ScrapeRe
 	}
 	obs, err := Process(resp.Body)
 	if err != nil {
+		err.Message = c.Scrub(err.Message, t.URL)
 		res.Err = err
 		return res
 	}
 	obs.Stats.Warnings = append(obs.Stats.Warnings, resp.Warnings...)
+	for i := range obs.Stats.Problems {
+		p := &obs.Stats.Problems[i]
+		p.Message, p.Excerpt = c.Scrub(p.Message, t.URL), c.Scrub(p.Excerpt, t.URL)
+	}
 	res.Obs = obs
 	return res
 }

@@ -23,6 +23,9 @@ type Live struct {
 	// Observe, when set, sees every result after it is ingested (logging,
 	// recording).
 	Observe func(sources.Target, sources.ScrapeResult)
+	// Reexport, when set, reads workers through their gateway's
+	// /engine_metrics when they cannot be scraped directly.
+	Reexport *Reexport
 }
 
 func (l *Live) now() time.Time {
@@ -69,6 +72,9 @@ func (l *Live) scrape(ctx context.Context, t sources.Target) (res sources.Scrape
 				Err: &sources.ScrapeError{Class: sources.ErrOther, Message: "internal error while scraping (recovered)"}}
 		}
 	}()
+	if l.Reexport != nil {
+		return l.Reexport.Scrape(ctx, t)
+	}
 	return l.Scraper.Scrape(ctx, t)
 }
 
@@ -86,3 +92,14 @@ func (l *Live) Snapshot(window time.Duration) *sources.Snapshot {
 	s.Thresholds = l.Thresholds.WithDefaults()
 	return s
 }
+
+// Detail returns one target's full history for the drill-down
+// (sources.DetailBackend).
+func (l *Live) Detail(targetID string, at time.Time, window time.Duration) *sources.WorkerDetail {
+	if at.IsZero() {
+		at = l.now()
+	}
+	return l.Store.Detail(at, targetID, window)
+}
+
+var _ sources.DetailBackend = (*Live)(nil)

@@ -86,6 +86,9 @@ type Options struct {
 	Clock func() time.Time
 	// Thresholds are attached to every snapshot.
 	Thresholds sources.Thresholds
+	// AllowInsecureCredentials permits sending credentials over plain
+	// http to a server that is not on loopback.
+	AllowInsecureCredentials bool
 	// IgnoreRules makes the backend compute every figure from the raw
 	// series even when pdtop's recording rules exist on the server.
 	IgnoreRules bool
@@ -171,7 +174,8 @@ func New(rawURL string, cfg config.HTTPClientConfig, opts Options) (*Backend, er
 	if opts.InstanceLabel == opts.RoleLabel {
 		return nil, fmt.Errorf("the instance label and the role label must differ (both %q)", opts.RoleLabel)
 	}
-	sc, err := scrape.NewClient(cfg, scrape.Options{Timeout: opts.QueryTimeout + 5*time.Second, TargetURL: u.String()})
+	sc, err := scrape.NewClient(cfg, scrape.Options{Timeout: opts.QueryTimeout + 5*time.Second, TargetURL: u.String(),
+		AllowInsecureCredentials: opts.AllowInsecureCredentials})
 	if err != nil {
 		return nil, err
 	}

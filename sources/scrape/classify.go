@@ -95,6 +95,10 @@ func (c *Client) classify(err error, parent, ctx context.Context, ph phase, u *u
 	if errors.Is(err, errEncoding) {
 		return fail(sources.ErrOther, "unsupported Content-Encoding (asked for gzip or none)")
 	}
+	var ge *guardError
+	if errors.As(err, &ge) {
+		return fail(sources.ErrConfig, ge.msg)
+	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
 		if dnsErr.IsNotFound {
@@ -226,3 +230,9 @@ func scrubAll(msg string, secrets []string) string {
 	}
 	return msg
 }
+
+// Scrub replaces the client's inline secrets, and the userinfo and query
+// values of rawURL, in s: for text a target sent back that pdtop shows,
+// such as a parse problem's excerpt (a hostile target can echo the
+// credentials it was sent).
+func (c *Client) Scrub(s, rawURL string) string { return c.scrubber(rawURL)(s) }

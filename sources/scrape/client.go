@@ -18,8 +18,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/common/config"
@@ -61,6 +63,18 @@ type Options struct {
 	// NewClient then refuses a configuration that would send credentials
 	// over plain http to it. Fetch checks every URL it is given anyway.
 	TargetURL string
+
+	// Resolver, when set, replaces the system DNS resolver (tests use it
+	// to stay hermetic).
+	Resolver *net.Resolver
+	// DialGuard, when set, is called with every IP address the client is
+	// about to connect to (after DNS resolution, on every dial, so a DNS
+	// answer that changes between checks is caught too). A non-nil error
+	// aborts the connection; the scrape fails with ErrConfig and the
+	// error's text, which must carry no secret. Discovered targets use it
+	// to refuse link-local and cloud-metadata addresses (robustness.md
+	// §6.6).
+	DialGuard func(ip netip.Addr) error
 
 	// resolver replaces the system DNS resolver (tests use it to stay
 	// hermetic).
@@ -147,7 +161,23 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 // cross-host redirects (prometheus/common#901, #924).
 func (c *Client) roundTripper(cfg config.HTTPClientConfig, opt Options) (http.RoundTripper, error) {
 	ctx := context.Background()
-	dialer := &net.Dialer{Timeout: c.timeout, KeepAlive: 30 * time.Second, Resolver: opt.resolver}
+	res := opt.resolver
+	if opt.Resolver != nil {
+		res = opt.Resolver
+	}
+	dialer := &net.Dialer{Timeout: c.timeout, KeepAlive: 30 * time.Second, Resolver: res}
+	if g := opt.DialGuard; g != nil {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return &guardError{msg: "blocked: unparsable address"}
+			}
+			if err := g(ap.Addr().Unmap()); err != nil {
+				return &guardError{msg: err.Error()}
+			}
+			return nil
+		}
+	}
 	newRT := func(tlsConfig *tls.Config) (http.RoundTripper, error) {
 		var rt http.RoundTripper = &http.Transport{
 			Proxy:                  cfg.Proxy(),
@@ -326,3 +356,8 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	return nil
 }
+
+// guardError is a connection refused by Options.DialGuard.
+type guardError struct{ msg string }
+
+func (e *guardError) Error() string { return e.msg }

@@ -86,11 +86,13 @@ func (g *replica) mux() http.Handler {
 		m.HandleFunc("GET /workers", locked(g.legacyWorkers))
 		m.HandleFunc("GET /list_workers", locked(g.listWorkers))
 		m.HandleFunc("GET /get_loads", locked(g.pdLoads))
+		m.HandleFunc("GET /engine_metrics", g.engineMetrics)
 	default:
 		m.HandleFunc("GET /health", ok)
 		m.HandleFunc("GET /liveness", ok)
 		m.HandleFunc("GET /readiness", locked(g.readiness))
 		m.HandleFunc("GET /workers", locked(g.smgWorkers))
+		m.HandleFunc("GET /engine_metrics", g.engineMetrics)
 	}
 	return m
 }

@@ -43,6 +43,7 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot 
 		Events:   append([]sources.Event(nil), s.events...),
 		// Callers with configured thresholds replace these.
 		Thresholds: sources.DefaultThresholds(),
+		Discovery:  append([]sources.DiscoveryStatus(nil), s.discovery...),
 	}
 	steps := s.chartBounds(now, window)
 	snap.ChartSpan = steps.total
@@ -50,6 +51,12 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot 
 	for _, st := range s.sorted() {
 		st.idx = st.stepIndex(steps)
 		status := st.status(now, window)
+		if id := st.t.Gateway; id != "" {
+			status.Gateway = id
+			if g := s.targets[id]; g != nil {
+				status.Gateway = g.t.Name
+			}
+		}
 		snap.Targets = append(snap.Targets, status)
 		snap.Fleet.Targets++
 		if status.Health == sources.Up {
@@ -65,13 +72,14 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot 
 	}
 	for i := range snap.Workers {
 		w := &snap.Workers[i]
-		key := sources.WorkerKey(w.ID)
+		key := workers[i].t.Key()
 		for gi, g := range gateways {
 			if rv, ok := g.routerView(key, snap.Gateways[gi].Name, window); ok {
 				w.Router = append(w.Router, rv)
 			}
 		}
 	}
+	markDisagreement(snap)
 	s.pools(snap, workers)
 	s.fleet(snap)
 	s.charts(snap, workers, gateways, steps)
@@ -96,6 +104,8 @@ func (ts *targetState) status(now time.Time, window time.Duration) sources.Targe
 		Series: ts.stats.Series, Dropped: ts.stats.Dropped, Skipped: ts.stats.Skipped,
 		Problems: ts.stats.ProblemCount, Generation: ts.generation, Engine: ts.engine,
 		Restarts: len(ts.restarts), Slow: ts.slow,
+		Auth: ts.t.Auth, Via: ts.via, DirectError: ts.directErr,
+		ProblemSamples: ts.stats.Problems, Warnings: ts.stats.Warnings,
 	}
 	if !ts.lastSuccess.IsZero() {
 		st.Age = now.Sub(ts.lastSuccess)

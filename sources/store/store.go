@@ -73,10 +73,19 @@ func (o Options) coarseCap() int {
 
 // Store is the fleet's history. It is safe for concurrent use.
 type Store struct {
-	mu      sync.Mutex
-	opts    Options
-	targets map[string]*targetState
-	events  []sources.Event
+	mu        sync.Mutex
+	opts      Options
+	targets   map[string]*targetState
+	events    []sources.Event
+	discovery []sources.DiscoveryStatus
+}
+
+// SetDiscovery replaces the gateways' worker-list statuses shown in the
+// targets view (sources.Snapshot.Discovery).
+func (s *Store) SetDiscovery(ds []sources.DiscoveryStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.discovery = append([]sources.DiscoveryStatus(nil), ds...)
 }
 
 // New returns an empty store.
@@ -167,6 +176,7 @@ func (s *Store) Ingest(r sources.ScrapeResult) {
 	obs := r.Obs
 	st.health = sources.Up
 	st.lastErr = nil
+	st.via, st.directErr = r.Via, r.DirectErr
 	st.lastSuccess = r.Time
 	st.stats = obs.Stats
 	st.generation, st.engine, st.engineRole = obs.Generation, obs.Engine, obs.EngineRole

@@ -324,3 +324,19 @@ func TestRateAfterRestartBeforeCountersReturn(t *testing.T) {
 		t.Fatalf("prompt tokens %+v, want 400 over 4s = 100/s (not 400/s over the 1s before the restart)", r)
 	}
 }
+
+func TestLateSeriesAfterARestartIsNotASecondRestart(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	s.Ingest(ok(w1, 0, obs(pt(sources.SigPromptTokens, 1000), pt(sources.SigCachedTokens, 600))))
+	s.Ingest(ok(w1, 1, obs(pt(sources.SigPromptTokens, 1100), pt(sources.SigCachedTokens, 650))))
+	// Restart: counters from zero; cached_tokens_total absent until the first hit.
+	s.Ingest(ok(w1, 2, obs(pt(sources.SigPromptTokens, 10))))
+	s.Ingest(ok(w1, 3, obs(pt(sources.SigPromptTokens, 40), pt(sources.SigCachedTokens, 5))))
+	snap := s.Snapshot(at(3), time.Minute)
+	if n := snap.Targets[0].Restarts; n != 1 {
+		t.Fatalf("restarts = %d, want 1 (the late cached_tokens_total is the same restart)", n)
+	}
+	if h := snap.Workers[0].Hit; h.Hit != 55 || h.Total != 140 {
+		t.Fatalf("hit = %+v, want 50+5 cached of 100+40 prompt tokens", h)
+	}
+}

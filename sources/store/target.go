@@ -33,10 +33,11 @@ type column struct {
 	counter bool    // reset-corrected cumulative
 	lastRaw float64 // last raw value seen (NaN before the first)
 	offset  float64 // added to raw values: sum of pre-reset values
+	seenAt  int     // the scrape number (targetState.samples) that last had it
 	// restarted marks a counter that was absent when its target's restart
 	// was detected (counters are exposed only once non-zero, so a fresh
-	// process shows them later): its next decrease is that same restart,
-	// corrected for but not reported again.
+	// process shows them later): until it is back it is flat, not unknown
+	// (see counterDelta).
 	restarted bool
 }
 
@@ -76,6 +77,8 @@ type targetState struct {
 	engine      string
 	engineRole  sources.Role
 	sourceNames map[sources.Signal]string
+	via         string
+	directErr   *sources.ScrapeError
 
 	// restart detection
 	pids       map[string]bool
@@ -172,13 +175,18 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 			// Prometheus' rule: any decrease is a reset; the pre-reset value
 			// is added back so the corrected series stays monotonic.
 			c.offset += c.lastRaw
-			if decreased == "" && c.part != partSum && !c.restarted {
+			// Only a series present in the previous scrape says the process
+			// restarted now: lazily created series (cached_tokens_total,
+			// labelled counters) reappear later, lower, after the restart
+			// was already seen.
+			if decreased == "" && c.part != partSum && c.seenAt == ts.samples {
 				decreased = fmt.Sprintf("counter went down (%s %s → %s)",
 					sourceName(obs, c.sig), fmtNum(c.lastRaw), fmtNum(raw))
 			}
 		}
 		c.restarted = false
 		c.lastRaw = raw
+		c.seenAt = ts.samples + 1
 		set(i, raw+c.offset)
 	}
 

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
+	"github.com/muesli/termenv"
+
+	"github.com/pdtop/pdtop/panels"
+	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/snapjson"
+	"github.com/pdtop/pdtop/themes"
+)
+
+// snapFlags configure pdtop snapshot.
+type snapFlags struct {
+	window, interval, timeout time.Duration
+	format                    string
+	width                     int
+}
+
+func (s *snapFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&s.window, "window", 10*time.Second, "how long to scrape; also the `window` for rates, quantiles and hit ratios")
+	fs.DurationVar(&s.interval, "interval", time.Second, "scrape every target this often (`interval`)")
+	fs.DurationVar(&s.timeout, "timeout", 0, "per-scrape `deadline` (default: 90% of --interval, at least 500ms)")
+	fs.StringVar(&s.format, "format", "text", "output `format`: text (the six panels as plain text) or json (docs/snapshot.schema.json)")
+	fs.IntVar(&s.width, "width", 0, "text width in `columns` (default: the terminal's, else 120)")
+}
+
+func (s *snapFlags) validate() error {
+	if s.format != "text" && s.format != "json" {
+		return fmt.Errorf("--format %q: use text or json", s.format)
+	}
+	if s.interval < 100*time.Millisecond {
+		return fmt.Errorf("--interval %s is too short (minimum 100ms)", s.interval)
+	}
+	if s.window < 2*s.interval {
+		return fmt.Errorf("--window %s must cover at least two scrapes (%s): rates need two samples", s.window, 2*s.interval)
+	}
+	if s.window > 15*time.Minute {
+		return fmt.Errorf("--window %s is longer than the 15m of history pdtop keeps", s.window)
+	}
+	if s.timeout == 0 {
+		s.timeout = max(s.interval*9/10, 500*time.Millisecond)
+	}
+	if s.width != 0 && (s.width < 40 || s.width > 1000) {
+		return fmt.Errorf("--width %d: use 40 to 1000 columns", s.width)
+	}
+	return nil
+}
+
+const snapshotUsage = `Usage: pdtop snapshot [target flags] [flags]
+       pdtop snapshot --prometheus URL [--selector …] [flags]
+       pdtop snapshot demo [demo flags] [flags]
+
+Scrapes the targets for --window, then prints the six panels as plain text
+(for tickets) or as JSON (for scripts; schema in docs/snapshot.schema.json),
+and exits. Exits 1 with the reasons when no target answered.
+
+`
+
+func runSnapshot(args []string, stdout, stderr io.Writer) error {
+	demo := len(args) > 0 && args[0] == "demo"
+	if demo {
+		args = args[1:]
+	}
+	fs := flag.NewFlagSet("pdtop snapshot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var snf snapFlags
+	var tf targetFlags
+	var sf simFlags
+	var pf promFlags
+	snf.register(fs)
+	if demo {
+		sf.register(fs)
+	} else {
+		tf.register(fs)
+		pf.register(fs)
+	}
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), snapshotUsage)
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := snf.validate(); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if !demo && (pf.set() || usesPrometheus(tf.config)) {
+		vf := viewFlags{interval: snf.interval, timeout: promTimeout, window: snf.window}
+		ps, err := prometheusSetup(fs, pf, vf, tf, false)
+		if err != nil {
+			return err
+		}
+		snap, err := prometheusSnapshot(ctx, ps)
+		if err != nil {
+			return err
+		}
+		return printSnapshot(snap, snf, stdout)
+	}
+	if !demo {
+		if err := pf.validate(); err != nil { // --selector without --prometheus, …
+			return err
+		}
+	}
+	var fl *fleet
+	if demo {
+		f, err := sf.fleet()
+		if err != nil {
+			return err
+		}
+		eps, err := f.Serve("127.0.0.1")
+		if err != nil {
+			return fmt.Errorf("demo fleet: %v", err)
+		}
+		defer f.Close()
+		c, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go f.Run(c, sf.speed)
+		fl = demoFleet(f, eps)
+	} else {
+		var err error
+		vf := viewFlags{interval: snf.interval, timeout: snf.timeout, window: snf.window}
+		if fl, err = liveFleet(fs, &vf, &tf, false); err != nil {
+			return err
+		}
+	}
+	snap, err := collectSnapshot(ctx, fl, snf)
+	if err != nil {
+		return err
+	}
+	return printSnapshot(snap, snf, stdout)
+}
+
+// printSnapshot writes the snapshot as --format says.
+func printSnapshot(snap *sources.Snapshot, snf snapFlags, stdout io.Writer) error {
+	if snf.format == "json" {
+		b, err := snapjson.Marshal(snap)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(append(b, '\n'))
+		return err
+	}
+	_, err := io.WriteString(stdout, snapshotText(snap, textWidth(snf.width, stdout)))
+	return err
+}
+
+// errNoTarget is returned when no target answered during the window.
+var errNoTarget = errors.New("no target answered")
+
+// collectSnapshot scrapes every target each interval for the window (at
+// least two rounds, so rates exist) and derives the snapshot over it.
+func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snapshot, error) {
+	vf := viewFlags{interval: f.interval, timeout: f.timeout, window: f.window}
+	live, _, err := fl.backend(vf, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	if err != nil {
+		return nil, err
+	}
+	if fl.disco != nil {
+		// One worker-list pass first, so the workers are scraped from the
+		// first round.
+		fl.disco.Refresh(ctx)
+	}
+	rounds := int(f.window/f.interval) + 1
+	start := time.Now()
+	for i := 0; i < rounds; i++ {
+		if wait := time.Until(start.Add(time.Duration(i) * f.interval)); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		var wg sync.WaitGroup
+		for _, j := range live.Round() {
+			wg.Add(1)
+			go func(j sources.Job) {
+				defer wg.Done()
+				c, cancel := context.WithTimeout(ctx, f.timeout+250*time.Millisecond)
+				defer cancel()
+				j.Run(c)
+			}(j)
+		}
+		wg.Wait()
+	}
+	snap := live.Snapshot(f.window)
+	answered := 0
+	var why []string
+	for _, t := range snap.Targets {
+		if !t.LastSuccess.IsZero() {
+			answered++
+		} else if t.LastError != nil {
+			why = append(why, fmt.Sprintf("  %s (%s): %s", t.ID, t.Role, t.LastError.Error()))
+		}
+	}
+	if answered == 0 {
+		return nil, fmt.Errorf("%w in %s:\n%s", errNoTarget, f.window, strings.Join(why, "\n"))
+	}
+	return snap, nil
+}
+
+// textWidth is --width, else the terminal's, else 120.
+func textWidth(flagWidth int, stdout io.Writer) int {
+	if flagWidth > 0 {
+		return flagWidth
+	}
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w >= 40 {
+			return w
+		}
+	}
+	return 120
+}
+
+// snapshotText is the snapshot for a ticket: a heading, the summary line,
+// every threshold crossing, and the six panels, in plain text.
+func snapshotText(s *sources.Snapshot, w int) string {
+	prev := lipgloss.ColorProfile()
+	lipgloss.SetColorProfile(termenv.Ascii)
+	defer lipgloss.SetColorProfile(prev)
+	st := themes.NewStyles(themes.Mono())
+	var b strings.Builder
+	fmt.Fprintf(&b, "pdtop snapshot · %s · window %s · %d/%d targets up\n",
+		s.Time.UTC().Format("2006-01-02 15:04:05 MST"), s.Window, s.Fleet.TargetsUp, s.Fleet.Targets)
+	b.WriteString(strings.TrimRight(panels.Summary(s, st, w, panels.SummaryState{Window: s.Window, Label: "snapshot"}), " "))
+	b.WriteString("\n")
+	if cs := s.Crossings(); len(cs) > 0 {
+		b.WriteString("\nOver threshold:\n")
+		for _, c := range cs {
+			b.WriteString("  ! " + panels.CrossingText(c) + "\n")
+		}
+	}
+	for id := panels.ID(0); id < panels.NumPanels; id++ {
+		b.WriteString("\n")
+		for _, l := range strings.Split(panels.Print(id, s, st, w), "\n") {
+			b.WriteString(strings.TrimRight(l, " ") + "\n")
+		}
+	}
+	return b.String()
+}
