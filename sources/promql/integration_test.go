@@ -286,6 +286,26 @@ func TestMatchesDirectScraping(t *testing.T) {
 	c.quantiles("rules: decode pool TTFT", direct.Decode.Dists[sources.SigTTFT], recorded.Decode.Dists[sources.SigTTFT])
 	c.gauge("rules: decode pool running", direct.Decode.Readings.Get(sources.SigRunning), recorded.Decode.Readings.Get(sources.SigRunning))
 	c.exact("rules: decode workers up", float64(direct.Decode.Up), float64(recorded.Decode.Up))
+	// The drill-down's history of the restarted worker, from the server.
+	if d := b.Detail(byName["prefill-0"], prom.Time, itWindow); d == nil {
+		t.Error("no drill-down detail for prefill-0")
+	} else {
+		finite := func(pts []float64) (n int) {
+			for _, v := range pts {
+				if sources.Finite(v) {
+					n++
+				}
+			}
+			return n
+		}
+		// The run is under a minute long: a handful of 5 s chart steps.
+		if finite(d.History[sources.SigWaiting]) < 5 || finite(d.History[sources.SigPromptTokens]) < 2 ||
+			finite(d.P99[sources.SigTTFT]) < 2 || finite(d.HitHistory) < 2 || len(d.Restarts) != 1 {
+			t.Errorf("drill-down detail: waiting %d, prompt %d, TTFT p99 %d, hit %d points; restarts %v",
+				finite(d.History[sources.SigWaiting]), finite(d.History[sources.SigPromptTokens]),
+				finite(d.P99[sources.SigTTFT]), finite(d.HitHistory), d.Restarts)
+		}
+	}
 	if restarts["prefill-0"] != 1 {
 		t.Errorf("direct scraping saw %d restarts of prefill-0, want 1 (the scripted one)", restarts["prefill-0"])
 	}
