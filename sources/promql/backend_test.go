@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
 
 	"github.com/pdtop/pdtop/sources"
 )
@@ -266,5 +267,19 @@ func TestServerGoesAway(t *testing.T) {
 	}
 	if w := s.Workers[0]; w.Health != sources.Stale || w.LastError == nil || w.LastError.Status != 500 {
 		t.Errorf("worker %v %+v", w.Health, w.LastError)
+	}
+}
+
+// A malformed answer that slipped through cannot take the dashboard down:
+// the snapshot shows the server with the reason.
+func TestSnapshotSurvivesMalformedResults(t *testing.T) {
+	b, err := New("http://127.0.0.1:1", config.HTTPClientConfig{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.now = &frame{v: map[string]model.Vector{"row_gauges": {nil}}, rows: []rowRef{{inst: "w1"}}, window: time.Minute}
+	s := b.Snapshot(time.Minute)
+	if len(s.Targets) != 1 || s.Targets[0].LastError == nil || !strings.Contains(s.Targets[0].LastError.Message, "internal error") {
+		t.Fatalf("targets %+v", s.Targets)
 	}
 }

@@ -263,9 +263,23 @@ func (b *Backend) Snapshot(window time.Duration) *sources.Snapshot {
 		restarts[k] = v
 	}
 	b.mu.Unlock()
-	s := build(b, now, hist, srv, events, restarts, b.opts.Clock(), window)
+	s := b.safeBuild(now, hist, srv, events, restarts, window)
 	s.Thresholds = b.opts.Thresholds.WithDefaults()
 	return s
+}
+
+// safeBuild is build, turning a panic (a malformed answer that slipped
+// through) into a snapshot that shows only the server, with the reason.
+func (b *Backend) safeBuild(now *frame, hist *history, srv serverState, events []sources.Event,
+	restarts map[string][]time.Time, window time.Duration) (s *sources.Snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			srv.health = sources.Stale
+			srv.lastErr = &sources.ScrapeError{Class: sources.ErrOther, Message: "internal error while deriving the snapshot (recovered)"}
+			s = build(b, nil, nil, srv, events, nil, b.opts.Clock(), window)
+		}
+	}()
+	return build(b, now, hist, srv, events, restarts, b.opts.Clock(), window)
 }
 
 // runWithRecover turns a panic in a job into a server failure, so a
