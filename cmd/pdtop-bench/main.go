@@ -66,6 +66,7 @@ type opts struct {
 	duration  time.Duration
 	warmup    time.Duration
 	synthetic int
+	rules     time.Duration // > 0: load pdtop's recording rules, evaluated this often
 }
 
 func run(args []string) error {
@@ -75,10 +76,11 @@ func run(args []string) error {
 	dur := fs.Duration("duration", time.Minute, "measured `time` per run (after the warm-up)")
 	warm := fs.Duration("prom-warmup", 40*time.Second, "how long Prometheus scrapes before pdtop reads it")
 	syn := fs.Int("synthetic", 10000, "`workers` of the synthetic fleet for the Prometheus backend (0: skip)")
+	rules := fs.Duration("rules", 0, "with the demo fleet: load pdtop's recording rules into Prometheus, evaluated every `interval` (0: raw queries)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := opts{modes: map[string]bool{}, duration: *dur, warmup: *warm, synthetic: *syn}
+	o := opts{modes: map[string]bool{}, duration: *dur, warmup: *warm, synthetic: *syn, rules: *rules}
 	for _, s := range strings.Split(*n, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
@@ -195,18 +197,29 @@ func benchSize(ctx context.Context, self string, size int, o opts) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		srv, err := promrun.Start(ctx, promrun.Config{Dir: dir, Jobs: map[string][]string{"sim": hostports}})
+		pc := promrun.Config{Dir: dir, Jobs: map[string][]string{"sim": hostports}}
+		if o.rules > 0 {
+			rules, err := promql.Rules(promql.RulesOptions{Window: time.Minute})
+			if err != nil {
+				return err
+			}
+			pc.RuleFiles, pc.EvalInterval = [][]byte{rules}, o.rules
+		}
+		srv, err := promrun.Start(ctx, pc)
 		if err != nil {
 			return err
 		}
 		defer srv.Stop()
-		fmt.Fprintf(os.Stderr, "   Prometheus scraping every 1s; warming up %s\n", o.warmup)
+		fmt.Fprintf(os.Stderr, "   Prometheus scraping every 1s (rules every %s); warming up %s\n", o.rules, o.warmup)
 		time.Sleep(o.warmup)
 		p0 := procCPU(srv.PID())
 		fmt.Fprintf(os.Stderr, "   Prometheus backend for %s\n", d)
 		r, err := measureIn(self, "-mode", "prometheus", "-url", srv.URL, "-duration", d, "-workers", strconv.Itoa(size))
 		if err != nil {
 			return err
+		}
+		if o.rules > 0 {
+			r.Mode = "prometheus, rules every " + o.rules.String()
 		}
 		printRow(r, promFigures(srv.PID(), p0, r.Seconds+10))
 		fmt.Fprintf(os.Stderr, "   server: %s\n   slowest queries: %s\n", r.ServerState, r.Slowest)
