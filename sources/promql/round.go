@@ -252,8 +252,15 @@ func (b *Backend) measureScrapeInterval(ctx context.Context, at time.Time) (time
 		}
 	}
 	b.mu.Unlock()
-	if inst == "" {
-		return 0, nil
+	if inst == "" { // no rows yet (the first round): any one worker will do
+		v, fail := b.c.instant(ctx, "scrape_interval", "topk(1, "+b.plan.liveVec()+")", at)
+		if fail != nil {
+			return 0, fail
+		}
+		if len(v) == 0 {
+			return 0, nil
+		}
+		inst = string(v[0].Metric[model.LabelName(b.plan.inst)])
 	}
 	q := vs(runningNames(b.plan), concat(b.plan.sel, []Matcher{Eq(b.plan.inst, inst)})...) + "[2m]"
 	m, fail := b.c.samples(ctx, "scrape_interval", q, at)
