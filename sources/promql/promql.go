@@ -8,9 +8,10 @@
 // and per-pool sums are PromQL (see plan), the per-worker tables ask only
 // for the rows that fit on screen (topk per role by queue depth or KV
 // usage, plus every worker whose scrapes fail), and chart history is
-// backfilled with range queries whose step keeps a chart at its width. With
-// the recording rules of Rules loaded into the server, pool figures come
-// from recorded series and stay cheap at 10,000 workers.
+// backfilled with range queries whose step keeps a chart at its width,
+// incrementally. With the recording rules of Rules loaded into the server,
+// pool figures, charts, the row ranking and the restart scan read
+// recorded series and stay cheap at 10,000 workers.
 //
 // Workers are told apart by one label (Options.InstanceLabel, "instance"
 // by default: what Prometheus sets from the scrape address, which is also
@@ -26,10 +27,19 @@
 // timeout (overloaded: pdtop backs off), timeouts, refused connections,
 // and answers with warnings (partial data). Every label value placed into
 // PromQL is escaped (Quote, OneOf).
+//
+// Figures differ from direct scraping by construction where Prometheus'
+// semantics differ from the store's (measured in TestMatchesDirectScraping
+// and listed in the README): rate() extrapolates each series to the
+// window's edges (a series that starts or ends inside the window reads a
+// little high, or low when younger than the window); pools drop a worker
+// whose scrapes fail after three scrape intervals; restarts are counter
+// resets or a new scheduler pid beside older ones, at chart-step
+// resolution, looked for one window back at start; only p50 and p99 are
+// queried (Quantiles.P90 is NaN).
 package promql
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -282,8 +292,8 @@ func (b *Backend) safeBuild(now *frame, hist *history, srv serverState, events [
 	return build(b, now, hist, srv, events, restarts, b.opts.Clock(), window)
 }
 
-// runWithRecover turns a panic in a job into a server failure, so a
-// malformed answer can never take the dashboard down.
+// recovered turns a panic in a job into a failure of that job on the
+// server target, so a malformed answer can never take the dashboard down.
 func (b *Backend) recovered(job, what string) {
 	if r := recover(); r != nil {
 		b.mu.Lock()
@@ -334,6 +344,3 @@ func (b *Backend) evalTime() time.Time {
 }
 
 var _ sources.Backend = (*Backend)(nil)
-
-// ctxDone reports a canceled context as a failure message.
-func ctxDone(ctx context.Context) bool { return ctx.Err() != nil }
