@@ -22,7 +22,7 @@ func drawCache(c *drawCtx) []string {
 		return message(c, "no gateways or prefill workers in this fleet")
 	}
 	gt := gatewayHitTable(s, pool, m)
-	causes := cacheCauses(s, ws, m)
+	causes := wrapLines(cacheCauses(s, ws, m), c.w)
 	wt := workerHitTable(s, c.keep(ws), pool, m)
 	wt.empty = c.noMatch("prefill worker")
 	for i, l := range causes {
@@ -41,7 +41,7 @@ func drawCache(c *drawCtx) []string {
 	if act := seriesPoints(s, "hit_actual"); !c.print && (len(act) > 0 || len(seriesPoints(s, "hit_predicted")) > 0) {
 		ch := &chart{
 			title: "prefix hit", unit: "%", format: pct, fixed: true, lo: 0, hi: 1,
-			window: chartSpan(s), slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")),
+			window: chartSpan(s), slots: max(chartSlots(s, "hit_actual"), chartSlots(s, "hit_predicted")), marks: restartMarks(s),
 			lines: []chartLine{
 				{label: "predicted", points: seriesPoints(s, "hit_predicted"), tone: series(2), dashed: true},
 				{label: "actual", points: act, tone: series(3)},
@@ -127,6 +127,7 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		{name: "worker", left: true, max: 24},
 		{name: "", left: true},
 		{name: "hit", unit: "% tok"},
+		{name: "verdict", left: true, prio: 1},
 		{name: "cached of prompt", unit: "window", prio: 3},
 		{name: "last", unit: "batch %", prio: 5},
 		{name: "wait", unit: "req", prio: 1},
@@ -140,7 +141,7 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		if lb.tone == toneText {
 			lb.tone = toneMuted
 		}
-		cells := []cell{m.hitCell(w.Hit), hitOf(w.Hit), lb, m.queueCell(w.Readings.Get(sources.SigWaiting), th)}
+		cells := []cell{m.hitCell(w.Hit), verdictCell(verdictFor(s, w.ID), m), hitOf(w.Hit), lb, m.queueCell(w.Readings.Get(sources.SigWaiting), th)}
 		for i := range s.Gateways {
 			cells = append(cells, routerCell(w, s.Gateways[i].Name, m))
 		}
@@ -148,7 +149,7 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		t.rows = append(t.rows, append([]cell{m.nameCell(&w.TargetStatus, w.Restarted), stateCell(&w.TargetStatus)},
 			rowCells(&w.TargetStatus, cells, m)...))
 	}
-	foot := []cell{toned("pool", toneAccent), poolState(pool), m.hitCell(pool.Hit), hitOf(pool.Hit), {},
+	foot := []cell{toned("pool", toneAccent), poolState(pool), m.hitCell(pool.Hit), {}, hitOf(pool.Hit), {},
 		m.reading(pool.Readings.Get(sources.SigWaiting), count)}
 	t.foot = [][]cell{foot}
 	m.note("hit = cached÷prompt tokens over the window")
@@ -204,10 +205,19 @@ func routerCell(w *sources.WorkerView, replica string, m *marks) cell {
 	return muted("not listed")
 }
 
-// cacheCauses lists likely reasons the prediction and the actual hit
-// differ: restarts (cold cache), replicas disagreeing about a worker,
-// and replicas without a prediction.
+// cacheCauses lists the likely reasons the prediction and the actual hit
+// differ: the snapshot's verdicts (sources/diagnose) when it carries
+// them; otherwise the evidence at hand — restarts (cold cache), replicas
+// disagreeing about a worker, evictions.
 func cacheCauses(s *sources.Snapshot, ws []*sources.WorkerView, m *marks) []string {
+	if len(s.Diagnosis.Hits) > 0 {
+		for _, w := range ws {
+			if w.Restarted {
+				m.restart = true
+			}
+		}
+		return verdictLines(s, m)
+	}
 	var out []string
 	for _, w := range ws {
 		if w.Restarted {

@@ -17,15 +17,22 @@ func drawCadence(c *drawCtx) []string {
 		"ITL p50 " + distText(itl, p50) + " p99 " + m.p99Cell(itl, th.ITLP99, "ITL p99").text,
 		"TTFT p50 " + distText(ttft, p50) + " p99 " + m.p99Cell(ttft, th.TTFTP99, "TTFT p99").text,
 		"output " + readingText(s.Fleet.OutputRate, rate) + " tok/s",
+		rejectedText(s),
+	}
+	if g := goodputText(s); g != "" {
+		now = append(now, g)
 	}
 	nowLines := wrapItems(now, "  ·  ", c.w)
 	parts := []part{linesPart(nowLines, len(nowLines), 0, false)}
+	if st := stallLines(s, "decode collapse"); len(st) > 0 {
+		parts = append(parts, alertPart(c, st, 0))
+	}
 	if c.print {
 		return cadenceTable(c, parts, th)
 	}
 
 	lat := func(title, p50Name, p99Name string) *chart {
-		return &chart{title: title, format: secs, window: chartSpan(s),
+		return &chart{title: title, format: secs, window: chartSpan(s), marks: restartMarks(s),
 			slots: max(chartSlots(s, p50Name), chartSlots(s, p99Name)),
 			lines: []chartLine{
 				{label: "p99", points: seriesPoints(s, p99Name), tone: series(1)},
@@ -34,7 +41,7 @@ func drawCadence(c *drawCtx) []string {
 	}
 	itlChart := lat("ITL", "itl_p50", "itl_p99")
 	ttftChart := lat("TTFT", "ttft_p50", "ttft_p99")
-	out := &chart{title: "output", unit: "tok/s", format: num, window: chartSpan(s),
+	out := &chart{title: "output", unit: "tok/s", format: num, window: chartSpan(s), marks: restartMarks(s),
 		slots: chartSlots(s, "output_tps"),
 		lines: []chartLine{{label: "fleet", points: seriesPoints(s, "output_tps"), tone: series(3)}}}
 	chartPart := func(ch *chart, prio int) part {

@@ -43,6 +43,7 @@ type chart struct {
 	lo, hi float64
 	window time.Duration // time a full window of slots spans ("−5m")
 	slots  int           // points in a full window (0 = longest series)
+	marks  []chartMark   // restarts: a ┊ through the plot and ↻ on the time axis
 }
 
 // minChartH and minChartW are the smallest sizes that draw a plot.
@@ -139,7 +140,27 @@ func (c *chart) timeAxis(st *themes.Styles, w int) string {
 	if width(left)+width(right)+1 > w {
 		return paint(st, toneMuted, fitLeft(right, w))
 	}
-	return paint(st, toneMuted, left+spaces(w-width(left)-width(right))+right)
+	axis := []rune(left + spaces(w-width(left)-width(right)) + right)
+	var marked []int
+	for _, x := range c.markCols(w) {
+		if x < len(axis) && axis[x] == ' ' {
+			axis[x] = '↻'
+			marked = append(marked, x)
+		}
+	}
+	if len(marked) == 0 {
+		return paint(st, toneMuted, string(axis))
+	}
+	// The ↻ marks in the warning tone, the rest muted.
+	var b strings.Builder
+	from := 0
+	for _, x := range marked {
+		b.WriteString(paint(st, toneMuted, string(axis[from:x])))
+		b.WriteString(paint(st, toneWarn, "↻"))
+		from = x + 1
+	}
+	b.WriteString(paint(st, toneMuted, string(axis[from:])))
+	return b.String()
 }
 
 // yrange returns the Y range to draw: fixed, or from 0 (or the data's
@@ -260,6 +281,11 @@ func (c *chart) plot(st *themes.Styles, plotW, plotH int, lo, hi float64) []stri
 			grid[y][x].s = -1
 		}
 	}
+	for _, x := range c.markCols(plotW) {
+		for y := range grid {
+			grid[y][x] = plotCell{r: '┊', s: markSeries}
+		}
+	}
 	for si, l := range c.lines {
 		pts := resample(l.points, c.slots, 2*plotW)
 		if len(pts) == 0 {
@@ -276,6 +302,9 @@ func (c *chart) plot(st *themes.Styles, plotW, plotH int, lo, hi float64) []stri
 					continue
 				}
 				g := &grid[y][x]
+				if g.s == markSeries {
+					g.s = -1 // a line drawn over a marker hides it
+				}
 				if g.s >= 0 {
 					r = runes.CombineBraillePatterns(g.r, r)
 				}
@@ -295,6 +324,8 @@ func (c *chart) plot(st *themes.Styles, plotW, plotH int, lo, hi float64) []stri
 			}
 			if cur >= 0 && cur < len(c.lines) {
 				b.WriteString(p.paint(c.lines[cur].tone, run.String()))
+			} else if cur == markSeries {
+				b.WriteString(p.paint(toneMuted, run.String()))
 			} else {
 				b.WriteString(run.String())
 			}
@@ -305,7 +336,7 @@ func (c *chart) plot(st *themes.Styles, plotW, plotH int, lo, hi float64) []stri
 				flush()
 				cur = g.s
 			}
-			if g.s < 0 {
+			if g.s == -1 {
 				run.WriteByte(' ')
 			} else {
 				run.WriteRune(g.r)

@@ -77,8 +77,14 @@ func drawDecode(c *drawCtx) []string {
 		p.alt = &alt
 		parts = append(parts, p)
 	}
+	if g := goodputLine(s); g != "" {
+		parts = append(parts, linesPart(wrapLines([]string{g}, c.w), 1, 1, false))
+	}
+	if st := stallLines(s, "decode collapse", "transfer stall"); len(st) > 0 {
+		parts = append(parts, alertPart(c, st, 0))
+	}
 	if kv := poolHistory(all, sources.SigKVUsage, true); len(kv) > 0 && !c.print {
-		ch := &chart{title: "KV usage", unit: "of pool", format: pct, fixed: true, lo: 0, hi: 1,
+		ch := &chart{title: "KV usage", unit: "of pool", format: pct, fixed: true, lo: 0, hi: 1, marks: restartMarks(s),
 			window: chartSpan(s), slots: historySlots(s),
 			lines: []chartLine{{label: "highest worker", points: kv, tone: series(0)}}}
 		parts = append(parts, part{min: 7, want: 14, prio: 3, gap: true,

@@ -34,8 +34,10 @@ func detailLines(c *detailCtx) []string {
 		out = append(out, lines...)
 	}
 	section("Target", c.targetLines())
-	section("Signals — window "+span(c.s.Window)+", trend over "+span(c.span()), c.signalLines())
+	section("Signals — window "+span(c.s.Window)+", trend over "+span(c.span())+
+		" · "+rejectedText(c.s)+" at the gateways", c.signalLines())
 	section("Prefix hit: worker actual vs router predicted", c.hitLines())
+	section("Verdict", c.verdictLines())
 	section("Gateway replicas' view of this worker", c.routerLines())
 	section("Restarts", c.restartLines())
 	section("Events", c.eventLines())

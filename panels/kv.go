@@ -89,10 +89,13 @@ func drawKV(c *drawCtx) []string {
 	}
 	m.note("queue: prefill in-flight / decode transfer")
 	parts := []part{selectablePart(c, t, 0)}
+	if st := stallLines(s, "transfer stall"); len(st) > 0 {
+		parts = append(parts, alertPart(c, st, 0))
+	}
 	inflight := poolHistory(allPre, sources.SigInflightQueue, false)
 	transfer := poolHistory(allDec, sources.SigTransferQueue, false)
 	if len(inflight)+len(transfer) > 0 && !c.print {
-		ch := &chart{title: "KV transfer queues", unit: "req", format: num, window: chartSpan(s), slots: historySlots(s),
+		ch := &chart{title: "KV transfer queues", unit: "req", format: num, window: chartSpan(s), slots: historySlots(s), marks: restartMarks(s),
 			lines: []chartLine{
 				{label: "prefill in-flight", points: inflight, tone: series(0)},
 				{label: "decode transfer", points: transfer, tone: series(1), dashed: true},

@@ -64,11 +64,12 @@ func drawPrefill(c *drawCtx) []string {
 	m.note("boot = bootstrap queue")
 	m.note("xfer = in-flight KV transfer queue")
 	m.note("hit = cached÷prompt tokens")
-	parts := []part{selectablePart(c, t, 0)}
+	parts := []part{selectablePart(c, t, 0),
+		linesPart([]string{paint(c.st, toneMuted, rejectedText(s)+" · queue times count admitted requests only")}, 1, 2, false)}
 	if pts := seriesPoints(s, "input_tps"); len(pts) > 0 && !c.print {
 		ch := &chart{
 			title: "input", unit: "tok/s", format: num, window: chartSpan(s),
-			slots: chartSlots(s, "input_tps"),
+			slots: chartSlots(s, "input_tps"), marks: restartMarks(s),
 			lines: []chartLine{{label: "fleet", points: pts, tone: series(0)}},
 		}
 		parts = append(parts, part{min: 7, want: 16, prio: 3, gap: true,

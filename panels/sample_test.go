@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/diagnose"
 )
 
 // sampleTime is the fixed clock of every test snapshot.
@@ -42,6 +43,28 @@ func wave(n int, base, amp, period float64, gapFrom, gapTo int) []float64 {
 		out[i] = base + amp*math.Sin(float64(i)/period) + amp/3*math.Sin(float64(i)/(period/3.7))
 	}
 	return out
+}
+
+// withBuckets gives the decode pool's TTFT and ITL the window buckets a
+// store derives (for goodput): cumulative shares consistent with their
+// p50/p99.
+func withBuckets(s *sources.Snapshot) {
+	bounds := []float64{0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, math.Inf(1)}
+	shares := map[sources.Signal][]float64{
+		sources.SigTTFT: {0, 0, 0.02, 0.2, 0.55, 0.9, 0.995, 1, 1},
+		sources.SigITL:  {0.1, 0.7, 0.97, 0.995, 1, 1, 1, 1, 1},
+	}
+	for sig, sh := range shares {
+		q, ok := s.Decode.Dists[sig]
+		if !ok {
+			continue
+		}
+		q.Buckets = nil
+		for i, b := range bounds {
+			q.Buckets = append(q.Buckets, sources.Bucket{UpperBound: b, Count: sh[i] * q.Count})
+		}
+		s.Decode.Dists[sig] = q
+	}
 }
 
 // sampleSnapshot is a realistic PD fleet: two gateway replicas (legacy
@@ -297,6 +320,8 @@ func sampleSnapshot() *sources.Snapshot {
 	for _, w := range s.Workers {
 		s.Targets = append(s.Targets, w.TargetStatus)
 	}
+	withBuckets(s)
+	diagnose.Run(s)
 	return s
 }
 

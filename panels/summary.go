@@ -79,6 +79,9 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 		if over := crossingsField(st, s.Crossings(), w/2); over != "" {
 			fields = append(fields[:1], append([]field{{over, 1}}, fields[1:]...)...)
 		}
+		if txt, t := findingSummary(s); txt != "" {
+			fields = append(fields, field{paint(st, t, txt), 1})
+		}
 		if win <= 0 {
 			win = s.Window
 		}

@@ -137,4 +137,16 @@ type ScrapeResult struct {
 	// scrape failed.
 	Via       string
 	DirectErr *ScrapeError
+	// Raw is the fetched body as received (decompressed, with the
+	// target's credentials scrubbed) and the fetch's warnings, for a
+	// recording; set only when the scraper keeps bodies
+	// (collect.Scraper.KeepBodies), nil otherwise.
+	Raw *RawBody
+}
+
+// RawBody is one fetched /metrics body and the warnings of its fetch
+// (e.g. a non-compliant Content-Type), before parsing.
+type RawBody struct {
+	Body     []byte
+	Warnings []string
 }

@@ -70,6 +70,16 @@ type Quantiles struct {
 	Unit string
 	// Source is the raw metric name.
 	Source string
+	// Buckets are the window's cumulative bucket counts (histogram form
+	// only; nil otherwise), for shares below a threshold (ShareAtMost).
+	Buckets []Bucket
+}
+
+// Bucket is one cumulative histogram bucket over the window: Count
+// observations were ≤ UpperBound (+Inf for the last).
+type Bucket struct {
+	UpperBound float64
+	Count      float64
 }
 
 // HitRatio is a prefix-hit figure computed as a ratio of sums over the
@@ -116,6 +126,10 @@ type TargetStatus struct {
 	// Slow is true when the last tick was skipped because the previous
 	// scrape was still running.
 	Slow bool
+	// FreshStart is true when the target's first successful scrape showed
+	// no counted work (every counter zero or absent): its process had
+	// just started when pdtop first saw it, so joining is a cold start.
+	FreshStart bool
 	// Gateway is the name of the gateway replica that listed this worker
 	// (discovered targets only).
 	Gateway string
@@ -205,7 +219,9 @@ type WorkerView struct {
 	// Router is each gateway replica's view of this worker.
 	Router []RouterView
 	// History holds per-tick points for sparklines, oldest first, NaN for
-	// gaps: gauges as values, counters as per-tick rates.
+	// gaps: gauges as values, counters as per-tick rates, and for
+	// histogram signals (the KV-transfer latency) the observations per
+	// second.
 	History map[Signal][]float64
 	// HitHistory is the actual hit ratio per chart step (NaN = no traffic).
 	HitHistory []float64
@@ -333,6 +349,10 @@ type Snapshot struct {
 	// Thresholds in force (defaults filled in): panels flag figures that
 	// cross them.
 	Thresholds Thresholds
+
+	// Diagnosis is what the figures above mean: hit-gap verdicts with
+	// causes, capacity in units of work, goodput, stalls.
+	Diagnosis Diagnosis
 
 	// Discovery is each gateway replica's worker-list status, by gateway
 	// name; empty when discovery is off.

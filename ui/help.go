@@ -13,7 +13,7 @@ import (
 // (columns for the help overlay), the focused component's and the few for
 // the footer. Everything listed here does something here, and nothing
 // else does.
-func (m *Model) viewKeys() (app bindings, own help.KeyMap, ownTitle string, short []key.Binding) {
+func (m *Model) baseViewKeys() (app bindings, own help.KeyMap, ownTitle string, short []key.Binding) {
 	k := m.keys
 	switch {
 	case m.editing:
@@ -25,7 +25,7 @@ func (m *Model) viewKeys() (app bindings, own help.KeyMap, ownTitle string, shor
 		c := key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("esc/?", "close help"))
 		return bindings{{c, k.Quit}}, nil, "", []key.Binding{c, k.Quit}
 	}
-	common := []key.Binding{k.Narrower, k.Wider, m.pauseKey(), k.Theme, k.Help, k.Quit}
+	common := []key.Binding{k.Narrower, k.Wider, m.pauseKey(), k.Theme, k.Capacity, k.Help, k.Quit}
 	if m.drilling {
 		back := with(k.Close, "esc", "back to the panels")
 		short := []key.Binding{k.Help, with(back, "esc", "back")}
@@ -78,6 +78,9 @@ func (m *Model) viewKeys() (app bindings, own help.KeyMap, ownTitle string, shor
 
 // pauseKey is p, described by what it does now.
 func (m *Model) pauseKey() key.Binding {
+	if p, ok := m.playbackPause(); ok {
+		return p
+	}
 	if m.paused {
 		return with(m.keys.Pause, "p", "resume view")
 	}
@@ -86,6 +89,9 @@ func (m *Model) pauseKey() key.Binding {
 
 // shortPause is p for the footer.
 func (m *Model) shortPause() key.Binding {
+	if p, ok := m.playbackPause(); ok {
+		return with(p, "p", p.Help().Desc[:len(p.Help().Desc)-len(" playback")])
+	}
 	if m.paused {
 		return with(m.keys.Pause, "p", "resume")
 	}

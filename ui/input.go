@@ -26,6 +26,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.showHelp = true
 		return nil
+	}
+	if cmd, ok := m.replayKey(msg); ok {
+		return cmd
+	}
+	switch {
 	case key.Matches(msg, k.Narrower):
 		return m.stepWindow(-1)
 	case key.Matches(msg, k.Wider):
@@ -37,6 +42,11 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.setStyles(themes.NewStyles(t))
 		m.note = "theme " + t.Name
 		return nil
+	case key.Matches(msg, k.Capacity) || m.showCapacity && key.Matches(msg, k.Close):
+		m.showCapacity = !m.showCapacity && key.Matches(msg, k.Capacity)
+		return nil
+	case m.showCapacity:
+		return nil // the capacity view has no keys of its own
 	case m.drilling:
 		return m.drillKey(msg)
 	case key.Matches(msg, k.Targets):
@@ -76,6 +86,8 @@ func (m *Model) dashboardKey(msg tea.KeyMsg) tea.Cmd {
 			m.setFilter(panels.Filter{})
 		}
 		return nil
+	}
+	switch {
 	case key.Matches(msg, k.Next):
 		m.setFocus(m.focus + 1)
 		return nil

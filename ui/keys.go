@@ -23,12 +23,13 @@ type KeyMap struct {
 	Theme    key.Binding
 	// Down is the scroll key as the drill-down's footer names it.
 	Down key.Binding
+	// Capacity opens and closes the capacity view.
+	Capacity key.Binding
 	// Targets toggles the full-screen targets view.
 	Targets key.Binding
 }
 
-// DefaultKeyMap returns pdtop's default keys. t and c are left for the
-// targets and capacity views.
+// DefaultKeyMap returns pdtop's default keys.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
@@ -45,6 +46,7 @@ func DefaultKeyMap() KeyMap {
 		Pause:    key.NewBinding(key.WithKeys("p", " "), key.WithHelp("p", "pause view")),
 		Theme:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "next theme")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "scroll down")),
+		Capacity: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "capacity view")),
 		Targets:  key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "targets view")),
 	}
 }
@@ -57,7 +59,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp lists every application key.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Next, k.Prev, k.Jump, k.Zoom, k.Drill, k.Filter, k.Close},
-		{k.Targets, k.Narrower, k.Wider, k.Pause, k.Theme, k.Help, k.Quit}}
+		{k.Targets, k.Capacity, k.Narrower, k.Wider, k.Pause, k.Theme, k.Help, k.Quit}}
 }
 
 // bindings is a help.KeyMap over a fixed list, for the per-view key lists.

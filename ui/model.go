@@ -51,15 +51,17 @@ type snapMsg struct{ snap *sources.Snapshot }
 
 // Model is the root bubbletea model.
 type Model struct {
-	cfg    Config
-	keys   KeyMap
-	help   help.Model
-	panels []panels.Panel
+	cfg        Config
+	keys       KeyMap
+	replayKeys ReplayKeyMap
+	help       help.Model
+	panels     []panels.Panel
 
 	width, height int
 	focus         int
 	zoom          bool
 	showHelp      bool
+	showCapacity  bool
 	paused        bool
 
 	// The worker filter (/): applied to every panel's worker list.
@@ -108,14 +110,18 @@ func New(cfg Config) *Model {
 	h := help.New()
 	cfg.Windows = windowSteps(cfg.Windows, cfg.Window)
 	m := &Model{
-		cfg:      cfg,
-		keys:     DefaultKeyMap(),
-		help:     h,
-		panels:   panels.All(cfg.Styles),
-		inflight: map[string]bool{},
-		input:    newFilterInput(),
-		drill:    panels.NewDetail(cfg.Styles),
-		targets:  panels.NewTargets(cfg.Styles),
+		cfg:        cfg,
+		keys:       DefaultKeyMap(),
+		replayKeys: DefaultReplayKeyMap(),
+		help:       h,
+		panels:     panels.All(cfg.Styles),
+		inflight:   map[string]bool{},
+		input:      newFilterInput(),
+		drill:      panels.NewDetail(cfg.Styles),
+		targets:    panels.NewTargets(cfg.Styles),
+	}
+	if _, ok := m.player(); ok {
+		m.keys = withoutArrows(m.keys)
 	}
 	m.setStyles(cfg.Styles)
 	m.applyFocus()

@@ -65,9 +65,10 @@ func (m *Model) bodyTop() int {
 	return y
 }
 
-// bodyHeight is the height left for panels between bodyTop and the footer.
+// bodyHeight is the height left for panels between bodyTop and the footer
+// (and a replay's progress line).
 func (m *Model) bodyHeight() int {
-	return max(0, m.height-m.bodyTop()-1)
+	return max(0, m.height-m.bodyTop()-1-m.replayLines())
 }
 
 // layout sizes every panel for the current mode.
@@ -111,7 +112,7 @@ func (m *Model) View() string {
 	}
 	b.WriteString(panels.Summary(m.shown, st, m.width, panels.SummaryState{
 		Paused: m.paused, Interval: m.cfg.Interval, Window: win, NextWindow: m.cfg.Window,
-		Now: m.now(), LastTick: m.lastTick,
+		Now: m.now(), LastTick: m.lastTick, Label: m.replayMode(),
 	}))
 	b.WriteByte('\n')
 	if m.filterShown() {
@@ -125,6 +126,11 @@ func (m *Model) View() string {
 			h++ // the help replaces the tab bar too
 		}
 		b.WriteString(m.helpView(h))
+	case m.showCapacity:
+		if m.mode() == modeTabs {
+			h++ // the capacity view replaces the tab bar too
+		}
+		b.WriteString(m.capacityView(h))
 	case m.drilling:
 		b.WriteString(m.drill.View())
 	case m.showTargets:
@@ -151,6 +157,10 @@ func (m *Model) View() string {
 		b.WriteString(lipgloss.JoinVertical(lipgloss.Left, rows...))
 	}
 	b.WriteByte('\n')
+	if m.replayLines() > 0 {
+		b.WriteString(m.progressLine())
+		b.WriteByte('\n')
+	}
 	b.WriteString(m.footer())
 	return fit(b.String(), m.width, m.height)
 }

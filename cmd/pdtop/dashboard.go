@@ -31,6 +31,7 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	var tf targetFlags
 	var pf promFlags
 	vf.register(fs)
+	vf.registerRecord(fs)
 	tf.register(fs)
 	pf.register(fs)
 	fs.Usage = func() {
@@ -42,6 +43,9 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if pf.set() || usesPrometheus(tf.config) {
+		if vf.record != "" {
+			return fmt.Errorf("--record keeps raw scrapes, and with --prometheus pdtop scrapes nothing: the server already keeps the history")
+		}
 		return runPrometheus(context.Background(), fs, pf, vf, tf, stdout)
 	}
 	if err := pf.validate(); err != nil {
@@ -129,26 +133,36 @@ func pickTheme(name string) (themes.Theme, error) {
 
 // dashboard scrapes the fleet and runs the TUI until the user quits.
 func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) error {
-	return runTUI(ctx, vf, stdout, f.secrets, func(ctx context.Context, logger *slog.Logger) (sources.Backend, error) {
+	return runTUI(ctx, vf, stdout, f.secrets, func(ctx context.Context, logger *slog.Logger) (sources.Backend, func(), error) {
 		live, start, err := f.backend(vf, logger, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		var backend sources.Backend = live
+		cleanup := func() {}
+		if vf.record != "" {
+			rec, err := createRecording(vf.record, vf.interval)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--record: %v", err)
+			}
+			cleanup = func() { rec.closeAndReport(logger) }
+			backend = rec.attach(live)
 		}
 		logger.Info("pdtop started", "targets", len(f.targets), "gateways", len(f.gateways), "interval", vf.interval, "window", vf.window)
 		start(ctx)
-		var backend sources.Backend = live
 		if f.notice != nil {
-			backend = noticeBackend{Backend: live, notice: f.notice}
+			backend = noticeBackend{Backend: backend, notice: f.notice}
 		}
-		return backend, nil
+		return backend, cleanup, nil
 	})
 }
 
 // runTUI checks the terminal, opens the log, builds the backend and runs
 // the dashboard on it until the user quits: every mode that shows the
 // dashboard (scraping, the demo, the Prometheus backend) goes through it.
+// build's cleanup runs once the dashboard has closed.
 func runTUI(ctx context.Context, vf viewFlags, stdout io.Writer, secrets []config.Secret,
-	build func(context.Context, *slog.Logger) (sources.Backend, error)) error {
+	build func(context.Context, *slog.Logger) (sources.Backend, func(), error)) error {
 	if fh, ok := stdout.(*os.File); !ok || !term.IsTerminal(fh.Fd()) {
 		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use 'pdtop snapshot' (same target flags) for text or JSON")
 	}
@@ -164,10 +178,11 @@ func runTUI(ctx context.Context, vf viewFlags, stdout io.Writer, secrets []confi
 	defer closeLog()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	backend, err := build(ctx, logger)
+	backend, cleanup, err := build(ctx, logger)
 	if err != nil {
 		return err
 	}
+	defer cleanup()
 	m := ui.New(ui.Config{
 		Backend:  backend,
 		Interval: vf.interval,

@@ -108,6 +108,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	var vf viewFlags
 	var sf simFlags
 	vf.register(fs)
+	vf.registerRecord(fs)
 	sf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: pdtop demo [flags]\n\nRuns the dashboard on an embedded, simulated PD fleet served on loopback.\n\n")

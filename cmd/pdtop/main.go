@@ -23,6 +23,8 @@ Usage:
   pdtop [flags]                 run the dashboard on a real fleet (target flags below)
   pdtop --prometheus URL [flags]
                                 run the dashboard on a fleet a Prometheus-compatible server scrapes
+  pdtop record -o FILE [flags]  record every raw scrape (of targets, or --demo) to FILE
+  pdtop replay FILE [flags]     play a recording back in the dashboard (--speed, p, ←/→)
   pdtop snapshot [flags]        scrape for a few seconds, print the panels as text or JSON, exit
   pdtop snapshot demo [flags]   the same on the embedded demo fleet
   pdtop sim [flags]             serve only the demo fleet's /metrics endpoints
@@ -54,6 +56,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runSim(args, stdout, stderr)
 	case "rules":
 		err = runRules(args, stdout, stderr)
+	case "record":
+		err = runRecord(args, stdout, stderr)
+	case "replay":
+		err = runReplay(args, stdout, stderr)
 	case "snapshot":
 		err = runSnapshot(args, stdout, stderr)
 	case "help":

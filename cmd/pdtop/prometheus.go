@@ -186,14 +186,14 @@ func runPrometheus(ctx context.Context, fs *flag.FlagSet, pf promFlags, vf viewF
 	if err != nil {
 		return err
 	}
-	return runTUI(ctx, s.vf, stdout, s.secrets, func(_ context.Context, logger *slog.Logger) (sources.Backend, error) {
+	return runTUI(ctx, s.vf, stdout, s.secrets, func(_ context.Context, logger *slog.Logger) (sources.Backend, func(), error) {
 		b, err := s.pf.backend(s.http, s.allowInsecure, s.vf, s.thresholds, logger)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		logger.Info("pdtop started", "prometheus", sources.DisplayURL(s.pf.url), "selector", s.pf.selector,
 			"interval", s.vf.interval, "window", s.vf.window)
-		return b, nil
+		return b, func() {}, nil
 	})
 }
 

@@ -30,6 +30,7 @@ type viewFlags struct {
 	window   time.Duration
 	theme    string
 	logFile  string
+	record   string // --record FILE (live and demo only)
 	mouse    bool
 }
 
@@ -40,6 +41,11 @@ func (v *viewFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&v.theme, "theme", "", "colour theme: dark, light, high-contrast, mono (default dark; mono when NO_COLOR is set or TERM=dumb)")
 	fs.StringVar(&v.logFile, "log", "", "write a log of scrape failures and events to this `file`")
 	fs.BoolVar(&v.mouse, "mouse", false, "use the mouse: click focuses a panel or tab, the wheel scrolls (off by default so the terminal's own selection works)")
+}
+
+// registerRecord adds --record, for the commands that scrape.
+func (v *viewFlags) registerRecord(fs *flag.FlagSet) {
+	fs.StringVar(&v.record, "record", "", "also write every raw scrape to this `file` while viewing (see 'pdtop replay'; never overwritten)")
 }
 
 func (v *viewFlags) validate() error {

@@ -13,6 +13,7 @@ import (
 	"hash/fnv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
@@ -35,6 +36,7 @@ type Options struct {
 
 // Scraper scrapes targets. It is safe for concurrent use.
 type Scraper struct {
+	keep     atomic.Bool // results carry their raw body
 	opts     Options
 	sem      chan struct{}
 	mu       sync.Mutex
@@ -114,16 +116,39 @@ func (s *Scraper) Scrape(ctx context.Context, t sources.Target) sources.ScrapeRe
 		res.Err = resp.Err
 		return res
 	}
-	obs, err := Process(resp.Body)
+	if s.keep.Load() {
+		// A hostile target can echo the credentials it was sent: they are
+		// scrubbed from the body before it is kept.
+		res.Raw = &sources.RawBody{Body: c.ScrubBody(resp.Body, t.URL), Warnings: resp.Warnings}
+	}
+	return FromBody(res, resp.Body, resp.Warnings, func(m string) string { return c.Scrub(m, t.URL) })
+}
+
+// KeepBodies makes every successful scrape's result carry its raw body
+// (ScrapeResult.Raw), for a recording.
+func (s *Scraper) KeepBodies(on bool) { s.keep.Store(on) }
+
+// FromBody completes a successful fetch's result (TargetID, Time,
+// Duration and byte counts set) from its raw body and the fetch's
+// warnings: Process, the warnings added to the parse statistics, and
+// scrub (when set) applied to every parse message and excerpt, which
+// quote the body. It is the one path from a body to a result for live
+// scrapes and replays (whose recorded bodies were scrubbed when written).
+func FromBody(res sources.ScrapeResult, body []byte, warnings []string, scrub func(string) string) sources.ScrapeResult {
+	obs, err := Process(body)
 	if err != nil {
-		err.Message = c.Scrub(err.Message, t.URL)
+		if scrub != nil {
+			err.Message = scrub(err.Message)
+		}
 		res.Err = err
 		return res
 	}
-	obs.Stats.Warnings = append(obs.Stats.Warnings, resp.Warnings...)
-	for i := range obs.Stats.Problems {
-		p := &obs.Stats.Problems[i]
-		p.Message, p.Excerpt = c.Scrub(p.Message, t.URL), c.Scrub(p.Excerpt, t.URL)
+	obs.Stats.Warnings = append(obs.Stats.Warnings, warnings...)
+	if scrub != nil {
+		for i := range obs.Stats.Problems {
+			p := &obs.Stats.Problems[i]
+			p.Message, p.Excerpt = scrub(p.Message), scrub(p.Excerpt)
+		}
 	}
 	res.Obs = obs
 	return res

@@ -78,9 +78,14 @@ func (l *Live) scrape(ctx context.Context, t sources.Target) (res sources.Scrape
 	return l.Scraper.Scrape(ctx, t)
 }
 
-// Busy marks a target whose previous scrape is still running as slow.
+// Busy marks a target whose previous scrape is still running as slow
+// (Observe sees it as a Skipped result).
 func (l *Live) Busy(key string) {
-	l.Store.Ingest(sources.ScrapeResult{TargetID: key, Time: l.now(), Skipped: true})
+	res := sources.ScrapeResult{TargetID: key, Time: l.now(), Skipped: true}
+	l.Store.Ingest(res)
+	if l.Observe != nil {
+		l.Observe(sources.Target{ID: key}, res)
+	}
 }
 
 // Now is the wall clock.
@@ -88,9 +93,7 @@ func (l *Live) Now() time.Time { return l.now() }
 
 // Snapshot derives the fleet view now.
 func (l *Live) Snapshot(window time.Duration) *sources.Snapshot {
-	s := l.Store.Snapshot(l.now(), window)
-	s.Thresholds = l.Thresholds.WithDefaults()
-	return s
+	return l.Store.SnapshotWith(l.now(), window, l.Thresholds)
 }
 
 // Detail returns one target's full history for the drill-down

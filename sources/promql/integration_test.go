@@ -280,6 +280,13 @@ func TestMatchesDirectScraping(t *testing.T) {
 		}
 		c.exact(d.Name+" restarts", float64(restarts[d.Name]), float64(p.Restarts))
 	}
+	// The same diagnoses from the same figures: one hit verdict per
+	// replica and prefill worker, and the same findings' kinds.
+	if len(direct.Diagnosis.Hits) != len(prom.Diagnosis.Hits) {
+		t.Errorf("hit verdicts: %d direct, %d through Prometheus", len(direct.Diagnosis.Hits), len(prom.Diagnosis.Hits))
+	}
+	c.rate("capacity: decode pool served output tok/s", direct.Diagnosis.Capacity.Decode.Served, prom.Diagnosis.Capacity.Decode.Served)
+	c.rate("capacity: prefill pool served tok/s", direct.Diagnosis.Capacity.Prefill.Served, prom.Diagnosis.Capacity.Prefill.Served)
 	hostileRow := promWorkers[byName["decode-1"]]
 	if hostileRow == nil || strings.ContainsAny(hostileRow.Name, "\x1b\x07\r\u202e") {
 		t.Errorf("the worker with the hostile instance label: row %v", hostileRow != nil)

@@ -50,6 +50,7 @@ import (
 	"github.com/prometheus/common/config"
 
 	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/diagnose"
 	"github.com/pdtop/pdtop/sources/scrape"
 )
 
@@ -275,6 +276,7 @@ func (b *Backend) Snapshot(window time.Duration) *sources.Snapshot {
 	b.mu.Unlock()
 	s := b.safeBuild(now, hist, srv, events, restarts, window)
 	s.Thresholds = b.opts.Thresholds.WithDefaults()
+	diagnose.Run(s) // the same diagnoses as direct scraping, from the same figures
 	return s
 }
 

@@ -198,6 +198,14 @@ func tlsError(err error, u *url.URL) *sources.ScrapeError {
 // configured inline secret. It must run before any truncation, so that no
 // prefix of a secret survives.
 func (c *Client) scrubber(rawURL string) func(string) string {
+	secrets := c.secretsFor(rawURL)
+	return func(msg string) string { return scrubAll(msg, secrets) }
+}
+
+// secretsFor is every value scrubbed for rawURL: the client's inline
+// secrets, the URL itself, its userinfo (also as a Basic credential),
+// query and fragment.
+func (c *Client) secretsFor(rawURL string) []string {
 	secrets := c.secrets
 	if u, err := url.Parse(strings.TrimSpace(rawURL)); err == nil {
 		extra := []string{strings.TrimSpace(rawURL), u.RawQuery, u.Fragment}
@@ -212,7 +220,7 @@ func (c *Client) scrubber(rawURL string) func(string) string {
 		}
 		secrets = append(append([]string(nil), secrets...), extra...)
 	}
-	return func(msg string) string { return scrubAll(msg, secrets) }
+	return secrets
 }
 
 // basicAuth is the credential an Authorization: Basic header carries.

@@ -38,6 +38,7 @@ type Document struct {
 	Gateways        []Gateway  `json:"gateways"`
 	Targets         []Target   `json:"targets"`
 	Events          []Event    `json:"events"`
+	Diagnosis       Diagnosis  `json:"diagnosis"`
 }
 
 // Thresholds in force, with their units in the names.
@@ -126,6 +127,9 @@ type Target struct {
 	LastRestart           *time.Time `json:"last_restart"`
 	Engine                string     `json:"engine"`
 	Generation            string     `json:"generation"`
+	// Via is "" when the figures come from scraping the target itself,
+	// else where they were read instead (a gateway's /engine_metrics).
+	Via string `json:"via"`
 }
 
 // Error is a classified scrape failure.
@@ -138,11 +142,14 @@ type Error struct {
 // Worker is one engine worker.
 type Worker struct {
 	Target
-	RestartedInWindow bool                    `json:"restarted_in_window"`
-	Readings          map[string]Reading      `json:"readings"`
-	Distributions     map[string]Distribution `json:"distributions"`
-	PrefixHit         *HitRatio               `json:"prefix_hit"`
-	Router            []RouterView            `json:"router"`
+	RestartedInWindow bool `json:"restarted_in_window"`
+	// ReplicasDisagree is "" when the gateway replicas reporting on this
+	// worker agree, else how they differ.
+	ReplicasDisagree string                  `json:"replicas_disagree"`
+	Readings         map[string]Reading      `json:"readings"`
+	Distributions    map[string]Distribution `json:"distributions"`
+	PrefixHit        *HitRatio               `json:"prefix_hit"`
+	Router           []RouterView            `json:"router"`
 }
 
 // RouterView is one gateway replica's view of a worker.
@@ -248,7 +255,7 @@ func New(s *sources.Snapshot) *Document {
 	}
 	for i := range s.Workers {
 		w := &s.Workers[i]
-		out := Worker{Target: target(&w.TargetStatus, s.Time), RestartedInWindow: w.Restarted,
+		out := Worker{Target: target(&w.TargetStatus, s.Time), RestartedInWindow: w.Restarted, ReplicasDisagree: w.Disagree,
 			Readings: readings(w.Readings), Distributions: dists(w.Dists), PrefixHit: hit(w.Hit),
 			Router: []RouterView{}}
 		for _, r := range w.Router {
@@ -270,6 +277,7 @@ func New(s *sources.Snapshot) *Document {
 	for _, e := range s.Events {
 		d.Events = append(d.Events, Event{Time: e.Time.UTC(), Target: e.TargetID, Name: e.Name, Kind: e.Kind, Detail: e.Detail})
 	}
+	d.Diagnosis = diagnosis(s)
 	return d
 }
 
@@ -376,7 +384,7 @@ func pool(p *sources.PoolView) *Pool {
 func target(t *sources.TargetStatus, now time.Time) Target {
 	out := Target{ID: t.ID, Name: t.Name, Role: t.Role.String(), Origin: string(t.Origin), Health: t.Health.String(),
 		ScrapeDurationSeconds: t.Duration.Seconds(), BytesWire: t.BytesWire, BytesBody: t.BytesBody,
-		Series: t.Series, Restarts: t.Restarts, Engine: t.Engine, Generation: t.Generation}
+		Series: t.Series, Restarts: t.Restarts, Engine: t.Engine, Generation: t.Generation, Via: t.Via}
 	if !t.LastSuccess.IsZero() {
 		ls := t.LastSuccess.UTC()
 		out.LastSuccess = &ls

@@ -153,6 +153,10 @@ func quantiles(d *dist, unit, src string) sources.Quantiles {
 	}
 	q.Form = "histogram"
 	q.P50, q.P90, q.P99 = d.quantile(0.5), d.quantile(0.9), d.quantile(0.99)
+	q.Buckets = make([]sources.Bucket, len(d.bounds))
+	for i, b := range d.bounds {
+		q.Buckets[i] = sources.Bucket{UpperBound: b, Count: d.counts[i]}
+	}
 	return q
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
+	"github.com/pdtop/pdtop/sources/diagnose"
 )
 
 // historySignals get a per-step history on every worker for sparklines.
@@ -14,7 +15,15 @@ var historySignals = []sources.Signal{
 	sources.SigBootstrapQueue, sources.SigInflightQueue,
 	sources.SigPreallocQueue, sources.SigTransferQueue,
 	sources.SigPromptTokens, sources.SigGenerationTokens,
+	// For the diagnoses (sources/diagnose): uncached prompt tokens and
+	// decode progress per step, finished requests for stall detection.
+	sources.SigCachedTokens, sources.SigRealtimePrefillCompute, sources.SigRealtimeDecode,
+	sources.SigRequests,
 }
+
+// historyCounts get a per-step history of their observation rate (per
+// second): KV transfers completed, for stall detection.
+var historyCounts = []sources.Signal{sources.SigKVXferLatency}
 
 // kvGaugeFallback maps the KV-transfer histogram signals to their old
 // gauge form.
@@ -25,8 +34,23 @@ var kvGaugeFallback = map[sources.Signal]sources.Signal{
 }
 
 // Snapshot derives the fleet's state at now over the given window (clamped
-// to the store's MaxWindow). It never returns nil.
+// to the store's MaxWindow) with the default thresholds. It never returns
+// nil.
 func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot {
+	return s.SnapshotWith(now, window, sources.Thresholds{})
+}
+
+// SnapshotWith is Snapshot with the given thresholds (zero fields take
+// their defaults): they are attached to the snapshot and drive its
+// diagnoses (sources/diagnose), run as the last step.
+func (s *Store) SnapshotWith(now time.Time, window time.Duration, th sources.Thresholds) *sources.Snapshot {
+	snap := s.derive(now, window)
+	snap.Thresholds = th.WithDefaults()
+	diagnose.Run(snap)
+	return snap
+}
+
+func (s *Store) derive(now time.Time, window time.Duration) *sources.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if window <= 0 {
@@ -36,14 +60,12 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) *sources.Snapshot 
 		window = s.opts.MaxWindow
 	}
 	snap := &sources.Snapshot{
-		Time:     now,
-		Window:   window,
-		Interval: s.opts.Interval,
-		Charts:   map[string]sources.Series{},
-		Events:   append([]sources.Event(nil), s.events...),
-		// Callers with configured thresholds replace these.
-		Thresholds: sources.DefaultThresholds(),
-		Discovery:  append([]sources.DiscoveryStatus(nil), s.discovery...),
+		Time:      now,
+		Window:    window,
+		Interval:  s.opts.Interval,
+		Charts:    map[string]sources.Series{},
+		Events:    append([]sources.Event(nil), s.events...),
+		Discovery: append([]sources.DiscoveryStatus(nil), s.discovery...),
 	}
 	steps := s.chartBounds(now, window)
 	snap.ChartSpan = steps.total
@@ -103,7 +125,7 @@ func (ts *targetState) status(now time.Time, window time.Duration) sources.Targe
 		Duration: ts.duration, BytesWire: ts.bytesWire, BytesBody: ts.bytesBody,
 		Series: ts.stats.Series, Dropped: ts.stats.Dropped, Skipped: ts.stats.Skipped,
 		Problems: ts.stats.ProblemCount, Generation: ts.generation, Engine: ts.engine,
-		Restarts: len(ts.restarts), Slow: ts.slow,
+		Restarts: len(ts.restarts), Slow: ts.slow, FreshStart: ts.fresh,
 		Auth: ts.t.Auth, Via: ts.via, DirectError: ts.directErr,
 		ProblemSamples: ts.stats.Problems, Warnings: ts.stats.Warnings,
 	}
@@ -155,6 +177,11 @@ func (ts *targetState) workerView(status sources.TargetStatus, window time.Durat
 	for _, sig := range historySignals {
 		if col, ok := ts.scalars[histID{sig, ""}]; ok {
 			w.History[sig] = ts.stepSeries(col, idx)
+		}
+	}
+	for _, sig := range historyCounts {
+		if hl, ok := ts.hists[histID{sig, ""}]; ok {
+			w.History[sig] = ts.stepSeries(hl.count, idx)
 		}
 	}
 	w.HitHistory = ts.hitHistory(idx)

@@ -183,6 +183,9 @@ func (s *Store) Ingest(r sources.ScrapeResult) {
 	for sig, name := range obs.Sources {
 		st.sourceNames[sig] = name
 	}
+	if st.samples == 0 {
+		st.fresh = freshProcess(obs)
+	}
 	if why := st.ingest(r.Time, obs); why != "" {
 		st.restarts = append(st.restarts, r.Time)
 		st.restartWhy = append(st.restartWhy, why)
@@ -240,4 +243,20 @@ func (ts *targetState) role() sources.Role {
 		return sources.RoleGateway
 	}
 	return ts.engineRole
+}
+
+// freshProcess reports whether an observation shows a process that has
+// counted no work yet: every counter and histogram count zero or absent.
+func freshProcess(obs *sources.Observation) bool {
+	for _, p := range obs.Points {
+		if p.Signal.Info().Kind == sources.Counter && p.Value > 0 {
+			return false
+		}
+	}
+	for _, h := range obs.Hists {
+		if h.Count > 0 {
+			return false
+		}
+	}
+	return true
 }

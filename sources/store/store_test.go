@@ -77,6 +77,33 @@ func TestCounterResetGivesNoNegativeRateAndARestart(t *testing.T) {
 	}
 }
 
+// TestCountersReappearingAfterARestart: after a restart, counters created
+// only at their first increment come back one by one, lower than before;
+// that is the same restart, not one event per counter. A counter that
+// goes down again later is a new restart.
+func TestCountersReappearingAfterARestart(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	before := func(sec float64, p, c, e float64) {
+		s.Ingest(ok(w1, sec, obs(pt(sources.SigPromptTokens, p), pt(sources.SigCachedTokens, c), pt(sources.SigEvictedTokens, e))))
+	}
+	before(0, 1000, 500, 80)
+	before(1, 2000, 900, 90)
+	s.Ingest(ok(w1, 2, obs(pt(sources.SigPromptTokens, 10)))) // restarted: cached/evicted not created yet
+	s.Ingest(ok(w1, 3, obs(pt(sources.SigPromptTokens, 20), pt(sources.SigCachedTokens, 5))))
+	s.Ingest(ok(w1, 40, obs(pt(sources.SigPromptTokens, 90), pt(sources.SigCachedTokens, 9), pt(sources.SigEvictedTokens, 3))))
+	snap := s.Snapshot(at(40), time.Minute)
+	if n := snap.Targets[0].Restarts; n != 1 {
+		t.Fatalf("restarts = %d, want 1: %+v", n, snap.Events)
+	}
+	if r := snap.Workers[0].Readings.Get(sources.SigEvictedTokens); r.Increase < 0 {
+		t.Fatalf("evicted %+v", r)
+	}
+	before(41, 30, 10, 4) // prompt tokens down again: a second restart
+	if n := s.Snapshot(at(41), time.Minute).Targets[0].Restarts; n != 2 {
+		t.Fatalf("restarts = %d, want 2", n)
+	}
+}
+
 func TestNewPIDIsARestart(t *testing.T) {
 	s := newStore(worker(w1, sources.RoleDecode))
 	o := obs(pt(sources.SigRunning, 3))
@@ -338,5 +365,23 @@ func TestLateSeriesAfterARestartIsNotASecondRestart(t *testing.T) {
 	}
 	if h := snap.Workers[0].Hit; h.Hit != 55 || h.Total != 140 {
 		t.Fatalf("hit = %+v, want 50+5 cached of 100+40 prompt tokens", h)
+	}
+}
+
+// TestFreshStart: a target whose first scrape has counted no work had just
+// started; one that has, had not.
+func TestFreshStart(t *testing.T) {
+	const w2 = "http://10.0.0.2:30001/metrics"
+	s := newStore(worker(w1, sources.RolePrefill), worker(w2, sources.RolePrefill))
+	s.Ingest(ok(w1, 0, obs(pt(sources.SigRunning, 2), pt(sources.SigPromptTokens, 0))))
+	s.Ingest(ok(w2, 0, obs(pt(sources.SigPromptTokens, 9e6))))
+	s.Ingest(ok(w1, 1, obs(pt(sources.SigPromptTokens, 500)))) // later work does not change it
+	snap := s.Snapshot(at(1), time.Minute)
+	fresh := map[string]bool{}
+	for _, ts := range snap.Targets {
+		fresh[ts.ID] = ts.FreshStart
+	}
+	if !fresh[w1] || fresh[w2] {
+		t.Fatalf("fresh starts: %v", fresh)
 	}
 }

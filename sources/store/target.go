@@ -85,7 +85,8 @@ type targetState struct {
 	markers    map[string]float64
 	restarts   []time.Time
 	restartWhy []string
-	samples    int // successful scrapes ingested
+	samples    int  // successful scrapes ingested
+	fresh      bool // the first successful scrape had counted no work
 
 	// idx is the chart-point frame index of the Snapshot being built.
 	idx []stepIdx

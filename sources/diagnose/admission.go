@@ -1,0 +1,126 @@
+package diagnose
+
+import (
+	"math"
+	"strings"
+
+	"github.com/pdtop/pdtop/sources"
+)
+
+// noWorkerErrors are the gateway error types that mean "no worker could
+// take the request" (smg no_workers; legacy no_available_workers and the
+// PD server_selection failure).
+var noWorkerErrors = []string{"no_workers", "no_available_workers", "server_selection"}
+
+// admission sums the gateways' offered → admitted → completed figures and
+// reads goodput from the latency histograms.
+func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
+	a := sources.Admission{Rejected: map[string]sources.Reading{}}
+	add := func(dst *sources.Reading, r sources.Reading) {
+		if !r.Present || !finite(r.Value) {
+			return
+		}
+		dst.Present = true
+		dst.Value += r.Value
+		dst.Increase += r.Increase
+		if dst.Source == "" {
+			dst.Source = r.Source
+		}
+	}
+	var all, bad sources.Reading
+	for i := range s.Gateways {
+		g := &s.Gateways[i]
+		a.Present = true
+		add(&a.Offered, g.Readings.Get(sources.SigGWOffered))
+		add(&a.Retried, g.Readings.Get(sources.SigGWRetries))
+		add(&a.RetriesExhausted, g.Readings.Get(sources.SigGWRetriesExhausted))
+		for class, r := range g.Responses {
+			add(&all, r)
+			if class != "429" && class != "408" {
+				add(&a.Admitted, r)
+			}
+			switch class {
+			case "2xx":
+				add(&a.Completed, r)
+			case "429", "408", "5xx":
+				add(&bad, r)
+				cur := a.Rejected[class]
+				add(&cur, r)
+				a.Rejected[class] = cur
+			}
+		}
+		for typ, r := range g.Errors {
+			for _, nw := range noWorkerErrors {
+				if strings.EqualFold(typ, nw) {
+					cur := a.Rejected["no workers"]
+					add(&cur, r)
+					a.Rejected["no workers"] = cur
+				}
+			}
+		}
+	}
+	if all.Present && all.Increase > 0 {
+		a.RejectedShare = sources.Reading{Present: true, Value: bad.Increase / all.Increase,
+			Source: "gateway responses (429 + 408 + 5xx) ÷ all"}
+	}
+	if a.Admitted.Present {
+		a.Admitted.Source = "answers other than 429 and 408"
+	}
+	if !a.Completed.Present {
+		ws, pool := decodeSide(s)
+		if len(ws) > 0 {
+			a.Completed = pool.Readings.Get(sources.SigRequests)
+		}
+	}
+	a.Goodput = goodput(s, th, a.Completed)
+	return a
+}
+
+// latencyDist is the fleet's distribution of sig over the window: the
+// decode pool's (where TTFT and ITL are seen last), else the unified or
+// prefill pool's.
+func latencyDist(s *sources.Snapshot, sig sources.Signal) (sources.Quantiles, string) {
+	for _, p := range []*sources.PoolView{&s.Decode, &s.Unified, &s.Prefill} {
+		if q, ok := p.Dists[sig]; ok && q.Present && len(q.Buckets) > 0 {
+			return q, p.Role.String()
+		}
+	}
+	return sources.Quantiles{}, ""
+}
+
+// goodput reads the share of completions meeting the TTFT and ITL SLOs
+// from the pools' bucket deltas. Each share is bounded by the buckets
+// either side of its threshold (Quantiles.ShareAtMost). TTFT is per
+// request and ITL per token, from separate histograms, so the joint share
+// is bounded by Fréchet's inequalities — max(0, a + b − 1) ≤ both ≤
+// min(a, b) — with a·b (independence) as the point estimate.
+func goodput(s *sources.Snapshot, th sources.Thresholds, completed sources.Reading) sources.Goodput {
+	g := sources.Goodput{SLOTTFT: th.SLOTTFT, SLOITL: th.SLOITL}
+	ttft, tp := latencyDist(s, sources.SigTTFT)
+	itl, ip := latencyDist(s, sources.SigITL)
+	g.TTFT = ttft.ShareAtMost(th.SLOTTFT)
+	g.ITL = itl.ShareAtMost(th.SLOITL)
+	switch {
+	case g.TTFT.Present && g.ITL.Present:
+		a, b := g.TTFT, g.ITL
+		lo := math.Max(0, a.Lo+b.Lo-1)
+		hi := math.Min(a.Hi, b.Hi)
+		est := math.Min(hi, math.Max(lo, a.Est*b.Est))
+		g.Share = sources.Range{Present: true, Lo: lo, Est: est, Hi: hi}
+		g.Method = "TTFT (" + tp + " pool, per request) and ITL (" + ip + " pool, per token) bucket deltas; joint share bounded, product as estimate"
+	case g.TTFT.Present:
+		g.Share = g.TTFT
+		g.Method = "TTFT only (" + tp + " pool); no ITL histogram"
+	case g.ITL.Present:
+		g.Share = g.ITL
+		g.Method = "ITL only (" + ip + " pool); no TTFT histogram"
+	default:
+		return g
+	}
+	g.Present = true
+	if completed.Present {
+		c := completed.Value
+		g.Rate = sources.Range{Present: true, Lo: g.Share.Lo * c, Est: g.Share.Est * c, Hi: g.Share.Hi * c}
+	}
+	return g
+}

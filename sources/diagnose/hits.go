@@ -1,0 +1,279 @@
+package diagnose
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/pdtop/pdtop/sources"
+)
+
+// Evidence levels for the hit-gap causes.
+const (
+	// minRequests is the fewest finished requests (or offered requests, for
+	// a replica) in the window worth a verdict.
+	minRequests = 30
+	// minTokens stands in for minRequests when a worker exposes no request
+	// counter: prompt tokens in the window.
+	minTokens = 30000
+	// evictionShare is the evicted ÷ prompt tokens at which a worker's
+	// evictions count as KV pressure.
+	evictionShare = 0.25
+	// spillShare is the share of offered requests routed for load at
+	// which the spill is listed even under the gap threshold.
+	spillShare = 0.1
+	// peerTraffic is the least prompt tokens, as a share of a worker's,
+	// its peers must have seen to serve as its baseline.
+	peerTraffic = 0.5
+	// coldAfter is how long after a restart or join a worker's cache
+	// counts as possibly still cold.
+	coldAfter = 5 * time.Minute
+)
+
+// hitVerdicts returns one verdict per gateway replica, then one per
+// prefill-side worker.
+func hitVerdicts(s *sources.Snapshot, th sources.Thresholds) []sources.HitVerdict {
+	ws, pool := prefillSide(s)
+	e := &evidence{s: s, th: th, ws: ws, pool: pool}
+	var out []sources.HitVerdict
+	for i := range s.Gateways {
+		out = append(out, e.replica(&s.Gateways[i]))
+	}
+	for _, w := range ws {
+		out = append(out, e.worker(w))
+	}
+	return out
+}
+
+// evidence gathers what the verdicts draw on.
+type evidence struct {
+	s    *sources.Snapshot
+	th   sources.Thresholds
+	ws   []*sources.WorkerView
+	pool *sources.PoolView
+}
+
+// predictedOf sums the predictions of the given replicas as a ratio of
+// sums; ok is false when none predicts.
+func predictedOf(gs []*sources.GatewayView) (sources.HitRatio, bool) {
+	var h sources.HitRatio
+	for _, g := range gs {
+		p := g.Predicted
+		if !p.Present {
+			continue
+		}
+		h.Hit += p.Hit
+		h.Total += p.Total
+		if h.Unit == "" {
+			h.Unit, h.Source = p.Unit, p.Source
+		}
+		h.Present = true
+	}
+	if h.Total > 0 {
+		h.Ratio = math.Min(1, math.Max(0, h.Hit/h.Total))
+	}
+	return h, h.Present
+}
+
+// basisOf describes a prediction's form.
+func basisOf(p sources.HitRatio, what string) (string, bool) {
+	switch p.Unit {
+	case "requests":
+		return what + " (requests with >threshold match: a different scale from tokens)", false
+	case "blocks":
+		return what + " (selected ÷ query KV blocks)", true
+	}
+	return what + " (" + p.Unit + ")", true
+}
+
+func (e *evidence) replica(g *sources.GatewayView) sources.HitVerdict {
+	v := sources.HitVerdict{Scope: "replica", ID: g.ID, Name: g.Name, Role: sources.RoleGateway,
+		Actual: e.pool.Hit, SameScale: true}
+	if !g.Predicted.Present {
+		v.Basis = "no prediction exposed"
+		if strings.Contains(strings.ToLower(g.Generation+" "+g.Engine), "smg") {
+			v.Basis += " (smg has no prefix-hit counter)"
+		}
+		v.Verdict = v.Basis + ": workers are compared with their pool peers"
+		return v
+	}
+	v.Expected = g.Predicted
+	v.Basis, v.SameScale = basisOf(g.Predicted, "this replica's prediction")
+	off := g.Readings.Get(sources.SigGWOffered)
+	switch {
+	case !e.pool.Hit.Present || e.pool.Hit.Total <= 0:
+		v.Causes = []sources.Cause{{Kind: sources.CauseLowTraffic, Evidence: "no prompt tokens at the prefill workers in the window"}}
+	case g.Predicted.Total <= 0 || off.Present && off.Increase < minRequests:
+		v.Causes = []sources.Cause{{Kind: sources.CauseLowTraffic,
+			Evidence: "only " + Num(off.Increase) + " requests at this replica in the window"}}
+	default:
+		v.GapKnown = true
+		v.Gap = g.Predicted.Ratio - e.pool.Hit.Ratio
+		v.Large = v.Gap >= e.th.HitGap
+		v.Causes = e.replicaCauses(g, v.Large)
+	}
+	v.Verdict = verdictText(&v, e.th)
+	return v
+}
+
+func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
+	v := sources.HitVerdict{Scope: "worker", ID: w.ID, Name: w.Name, Role: w.Role, Actual: w.Hit, SameScale: true}
+	// Expected: the prediction of the replicas that pick this worker.
+	var picking, all []*sources.GatewayView
+	for i := range e.s.Gateways {
+		g := &e.s.Gateways[i]
+		all = append(all, g)
+		for _, r := range w.Router {
+			if r.Replica == g.Name && (r.Picks.Increase > 0 || r.InFlight.Value > 0) {
+				picking = append(picking, g)
+			}
+		}
+	}
+	if len(picking) == 0 {
+		picking = all
+	}
+	if p, ok := predictedOf(picking); ok {
+		v.Expected = p
+		what := "the routers' prediction"
+		if len(picking) < len(all) {
+			what = "the prediction of the replicas that pick it"
+		}
+		v.Basis, v.SameScale = basisOf(p, what+", fleet-wide")
+	} else if peers, n := e.peers(w); n > 0 {
+		v.Expected = peers
+		v.Basis = "its pool peers' actual hit (no gateway exposes a prediction)"
+	} else if len(e.ws) > 1 && w.Hit.Present {
+		v.Basis = "nothing to compare: no prediction exposed, and its peers saw under half its prompt tokens"
+	} else {
+		v.Basis = "nothing to compare: no prediction exposed and no peer with traffic"
+	}
+	low, lowWhy := e.lowTraffic(w)
+	if a, ok := e.sinceRestart(w); ok {
+		// A restart inside the window: the window's ratio still mixes in
+		// the warm cache before it; what matters is the cold one since.
+		v.Actual = a
+		low = a.Total < minTokens
+		lowWhy = "only " + Num(a.Total) + " prompt tokens since the restart"
+	}
+	switch {
+	case w.Health == sources.Down || w.Health == sources.Pending:
+		v.Verdict = "no data: target " + w.Health.String()
+		return v
+	case noCacheData(w):
+		v.Causes = []sources.Cause{{Kind: sources.CauseNoCacheData,
+			Evidence: "publishes no prompt/cached-token counters"}}
+	case low:
+		v.Causes = []sources.Cause{{Kind: sources.CauseLowTraffic, Evidence: lowWhy}}
+		if c, ok := e.restartCause(w); ok {
+			v.Causes = append(v.Causes, c)
+		}
+	case !v.Expected.Present || v.Expected.Total <= 0:
+		v.Causes = e.workerCauses(w, false)
+	default:
+		v.GapKnown = true
+		v.Gap = v.Expected.Ratio - v.Actual.Ratio
+		v.Large = v.Gap >= e.th.HitGap
+		v.Causes = e.workerCauses(w, v.Large)
+	}
+	v.Verdict = verdictText(&v, e.th)
+	return v
+}
+
+// peers returns the actual hit of w's pool peers with traffic (ratio of
+// sums) and how many there are.
+func (e *evidence) peers(w *sources.WorkerView) (sources.HitRatio, int) {
+	var h sources.HitRatio
+	n := 0
+	for _, o := range e.ws {
+		if o.ID == w.ID || !o.Hit.Present || o.Hit.Total <= 0 {
+			continue
+		}
+		if low, _ := e.lowTraffic(o); low {
+			continue
+		}
+		h.Hit += o.Hit.Hit
+		h.Total += o.Hit.Total
+		h.Unit, h.Source = o.Hit.Unit, o.Hit.Source
+		n++
+	}
+	// Peers much quieter than w (a worker the routers avoid hits on the
+	// little it still gets) are no baseline.
+	if h.Total < peerTraffic*w.Hit.Total {
+		return sources.HitRatio{}, 0
+	}
+	if h.Total > 0 {
+		h.Present = true
+		h.Ratio = h.Hit / h.Total
+	}
+	return h, n
+}
+
+// sinceRestart is w's actual hit since a restart or join inside the
+// window (from its history: Σ cached ÷ Σ prompt tokens per step); ok is
+// false without one or without that history.
+func (e *evidence) sinceRestart(w *sources.WorkerView) (sources.HitRatio, bool) {
+	last := lastStart(e.s, w)
+	if last == nil || e.s.Time.Sub(last.Time) > e.s.Window || !w.Hit.Present {
+		return sources.HitRatio{}, false
+	}
+	st := step(e.s)
+	ratio, hit, total := windowHit(e.s, w, last.Time, e.s.Time.Add(coldAfter), st)
+	if total <= 0 || !finite(ratio) {
+		return sources.HitRatio{}, false
+	}
+	sec := st.Seconds()
+	return sources.HitRatio{Present: true, Ratio: ratio, Hit: hit * sec, Total: total * sec, Unit: "tokens",
+		Source: "cached ÷ prompt tokens since the restart " + dur(e.s.Time.Sub(last.Time)) + " ago"}, true
+}
+
+// cacheCounters are the worker counters a prefix-hit ratio is built from
+// (store.hitTerms); a worker exposing none publishes no cache data.
+var cacheCounters = []sources.Signal{sources.SigPromptTokens, sources.SigEffectiveInput, sources.SigRealtimePrefillCompute}
+
+// noCacheData reports a worker that is up, has served requests, and
+// exposes none of the counters a hit ratio needs. (A worker with no
+// request counter yet has had no traffic: many counters appear only at
+// their first increment.)
+func noCacheData(w *sources.WorkerView) bool {
+	if w.Health != sources.Up || w.Hit.Present {
+		return false
+	}
+	for _, sig := range cacheCounters {
+		if _, ok := w.Readings[sig]; ok {
+			return false
+		}
+	}
+	served := false
+	for _, sig := range []sources.Signal{sources.SigRequests, sources.SigGenerationTokens} {
+		if r, ok := w.Readings[sig]; ok && r.Source != "" {
+			served = true
+		}
+	}
+	return served
+}
+
+// lowTraffic reports whether w saw too little work in the window to judge
+// its hit ratio, and says how little.
+func (e *evidence) lowTraffic(w *sources.WorkerView) (bool, string) {
+	if !w.Hit.Present {
+		if noCacheData(w) || w.Health != sources.Up {
+			return false, ""
+		}
+		for _, sig := range cacheCounters {
+			if _, ok := w.Readings[sig]; ok {
+				return true, "not enough samples yet"
+			}
+		}
+		return true, "no requests yet"
+	}
+	if r := w.Readings.Get(sources.SigRequests); r.Present {
+		if r.Increase < minRequests {
+			return true, "only " + Num(r.Increase) + " requests in the window"
+		}
+		return false, ""
+	}
+	if w.Hit.Total < minTokens {
+		return true, "only " + Num(w.Hit.Total) + " prompt tokens in the window"
+	}
+	return false, ""
+}
