@@ -29,15 +29,28 @@ func runLive(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var vf viewFlags
 	var tf targetFlags
+	var pf promFlags
 	vf.register(fs)
 	vf.registerRecord(fs)
 	tf.register(fs)
+	pf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
-		fmt.Fprint(fs.Output(), "\nThe dashboard on a real fleet:\n  pdtop --gateway URL [--prefill URL … --decode URL …] [--config FILE] [flags]\n\n")
+		fmt.Fprint(fs.Output(), "\nThe dashboard on a real fleet:\n"+
+			"  pdtop --gateway URL [--prefill URL … --decode URL …] [--config FILE] [flags]\n"+
+			"  pdtop --prometheus URL [--selector '{namespace=\"serving\"}'] [flags]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if pf.set() || usesPrometheus(tf.config) {
+		if vf.record != "" {
+			return fmt.Errorf("--record keeps raw scrapes, and with --prometheus pdtop scrapes nothing: the server already keeps the history")
+		}
+		return runPrometheus(context.Background(), fs, pf, vf, tf, stdout)
+	}
+	if err := pf.validate(); err != nil {
 		return err
 	}
 	f, err := liveFleet(fs, &vf, &tf, true)
@@ -122,40 +135,59 @@ func pickTheme(name string) (themes.Theme, error) {
 
 // dashboard scrapes the fleet and runs the TUI until the user quits.
 func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) error {
+	return runTUI(ctx, vf, stdout, f.secrets, f.snapshotCmd(), f.help, func(ctx context.Context, logger *slog.Logger) (sources.Backend, func(), error) {
+		live, start, err := f.backend(vf, logger, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		var backend sources.Backend = live
+		cleanup := func() {}
+		if vf.record != "" {
+			rec, err := createRecording(vf.record, vf.interval)
+			if err != nil {
+				return nil, nil, fmt.Errorf("--record: %v", err)
+			}
+			cleanup = func() { rec.closeAndReport(logger) }
+			backend = rec.attach(live)
+		}
+		logger.Info("pdtop started", "targets", len(f.targets), "gateways", len(f.gateways), "interval", vf.interval, "window", vf.window)
+		start(ctx)
+		if f.notice != nil {
+			backend = noticeBackend{Backend: backend, notice: f.notice}
+		}
+		return backend, cleanup, nil
+	})
+}
+
+// runTUI checks the terminal, opens the log, builds the backend and runs
+// the dashboard on it until the user quits: every mode that shows the
+// dashboard (scraping, the demo, the Prometheus backend) goes through it.
+// build's cleanup runs once the dashboard has closed.
+// snapshotCmd is the command to suggest when stdout is not a terminal;
+// help, when set, adds a section to the help overlay.
+func runTUI(ctx context.Context, vf viewFlags, stdout io.Writer, secrets []config.Secret,
+	snapshotCmd string, help func() (heading, text string),
+	build func(context.Context, *slog.Logger) (sources.Backend, func(), error)) error {
 	if fh, ok := stdout.(*os.File); !ok || !term.IsTerminal(fh.Fd()) {
-		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use %s for text or JSON", f.snapshotCmd())
+		return fmt.Errorf("stdout is not a terminal: pdtop draws a full-screen dashboard; use %s for text or JSON", snapshotCmd)
 	}
 	theme, err := pickTheme(vf.theme)
 	if err != nil {
 		return err
 	}
 	lipgloss.SetColorProfile(colorProfile(termenv.NewOutput(os.Stdout), os.Getenv, true))
-	logger, closeLog, err := openLog(vf.logFile, f.secrets)
+	logger, closeLog, err := openLog(vf.logFile, secrets)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
-
-	live, start, err := f.backend(vf, logger, nil)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	backend, cleanup, err := build(ctx, logger)
 	if err != nil {
 		return err
 	}
-	var backend sources.Backend = live
-	if vf.record != "" {
-		rec, err := createRecording(vf.record, vf.interval)
-		if err != nil {
-			return fmt.Errorf("--record: %v", err)
-		}
-		defer rec.closeAndReport(logger)
-		backend = rec.attach(live)
-	}
-	logger.Info("pdtop started", "targets", len(f.targets), "gateways", len(f.gateways), "interval", vf.interval, "window", vf.window)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	start(ctx)
-	if f.notice != nil {
-		backend = noticeBackend{Backend: backend, notice: f.notice}
-	}
+	defer cleanup()
 	m := ui.New(ui.Config{
 		Backend:   backend,
 		Interval:  vf.interval,
@@ -164,7 +196,7 @@ func dashboard(ctx context.Context, f *fleet, vf viewFlags, stdout io.Writer) er
 		Styles:    themes.NewStyles(theme),
 		Mouse:     vf.mouse,
 		Recording: recordingName(vf.record),
-		Help:      f.help,
+		Help:      help,
 	})
 	opts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(20)}
 	if vf.mouse {

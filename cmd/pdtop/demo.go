@@ -185,12 +185,30 @@ func scenarioInfo(name string) (sim.ScenarioInfo, bool) {
 	return sim.ScenarioInfo{}, false
 }
 
+// writePromConfig writes a prometheus.yml scraping every endpoint of the
+// demo fleet every second, one static target each (instance = host:port,
+// which is also what the gateway's worker labels normalise to).
+func writePromConfig(path string, eps []sim.Endpoint) error {
+	var b strings.Builder
+	b.WriteString("# Written by 'pdtop sim --prometheus-config': Prometheus scraping the demo fleet.\n")
+	b.WriteString("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n  evaluation_interval: 1s\n")
+	b.WriteString("scrape_configs:\n  - job_name: pdtop-demo\n    static_configs:\n      - targets:\n")
+	for _, e := range eps {
+		fmt.Fprintf(&b, "          - %q  # %s (%s)\n", strings.TrimPrefix(e.BaseURL, "http://"), e.Name, e.Role)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("--prometheus-config: %v", err)
+	}
+	return nil
+}
+
 func runSim(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pdtop sim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var sf simFlags
 	sf.register(fs)
 	listen := fs.String("listen", "127.0.0.1", "`host` to serve on (each target gets its own ephemeral port); 127.0.0.1:0 is accepted")
+	promConfig := fs.String("prometheus-config", "", "also write a prometheus.yml scraping the fleet every second to this `file` (for 'pdtop --prometheus')")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: pdtop sim [flags]\n\nServes only the demo fleet's endpoints and prints them, for pdtop in another terminal or a Prometheus server.\n\n")
 		fs.PrintDefaults()
@@ -226,10 +244,17 @@ func runSim(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.Config().Gateway == sim.Gateway2026 {
 		// The 2026 router has no worker list: every worker is named.
-		fmt.Fprintf(stdout, "\nscrape it with:\n  pdtop %s\n\nCtrl-C stops.\n", strings.Join(all, " "))
+		fmt.Fprintf(stdout, "\nscrape it with:\n  pdtop %s\n", strings.Join(all, " "))
 	} else {
-		fmt.Fprintf(stdout, "\nscrape it with (the workers are discovered from the gateways):\n  pdtop %s\n\nCtrl-C stops.\n", strings.Join(gws, " "))
+		fmt.Fprintf(stdout, "\nscrape it with (the workers are discovered from the gateways):\n  pdtop %s\n", strings.Join(gws, " "))
 	}
+	if *promConfig != "" {
+		if err := writePromConfig(*promConfig, eps); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nor through Prometheus:\n  prometheus --config.file=%s --storage.tsdb.path=$(mktemp -d) --web.listen-address=127.0.0.1:9090\n  pdtop --prometheus http://127.0.0.1:9090\n", *promConfig)
+	}
+	fmt.Fprint(stdout, "\nCtrl-C stops.\n")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	f.Run(ctx, sf.speed)

@@ -5,6 +5,7 @@
 //
 //	pdtop demo                                   # embedded demo fleet
 //	pdtop --gateway http://gw:29000 --prefill http://p1:30001 --decode http://d1:30011
+//	pdtop --prometheus http://prometheus:9090 --selector '{namespace="serving"}'
 package main
 
 import (
@@ -21,11 +22,14 @@ const usage = `pdtop — a terminal dashboard for prefill/decode-disaggregated L
 Usage:
   pdtop demo [flags]            run the dashboard on an embedded demo fleet
   pdtop [flags]                 run the dashboard on a real fleet ('pdtop -h' for its flags)
+  pdtop --prometheus URL [flags]
+                                run the dashboard on a fleet a Prometheus-compatible server scrapes
   pdtop record -o FILE [flags]  record every raw scrape (of targets, or demo) to FILE
   pdtop replay FILE [flags]     play a recording back in the dashboard (--speed, p, ←/→)
   pdtop snapshot [flags]        scrape for a few seconds, print the panels as text or JSON, exit
   pdtop snapshot demo [flags]   the same on the embedded demo fleet
   pdtop sim [flags]             serve only the demo fleet's /metrics endpoints
+  pdtop rules [flags]           print recording rules that keep --prometheus cheap at scale
   pdtop help                    this text
 
 Run 'pdtop <command> -h' for a command's flags.
@@ -51,6 +55,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDemo(args, stdout, stderr)
 	case "sim":
 		err = runSim(args, stdout, stderr)
+	case "rules":
+		err = runRules(args, stdout, stderr)
 	case "record":
 		err = runRecord(args, stdout, stderr)
 	case "replay":

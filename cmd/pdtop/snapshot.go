@@ -63,6 +63,7 @@ func (s *snapFlags) validate() error {
 }
 
 const snapshotUsage = `Usage: pdtop snapshot [target flags] [flags]
+       pdtop snapshot --prometheus URL [--selector …] [flags]
        pdtop snapshot demo [demo flags] [flags]
 
 Scrapes the targets for --window, then prints the six panels as plain text
@@ -84,11 +85,13 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	var snf snapFlags
 	var tf targetFlags
 	var sf simFlags
+	var pf promFlags
 	snf.register(fs)
 	if demo {
 		sf.register(fs)
 	} else {
 		tf.register(fs)
+		pf.register(fs)
 	}
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), snapshotUsage)
@@ -101,6 +104,23 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ctx := context.Background()
+	if !demo && (pf.set() || usesPrometheus(tf.config)) {
+		vf := viewFlags{interval: snf.interval, timeout: promTimeout, window: snf.window}
+		ps, err := prometheusSetup(fs, pf, vf, tf, false)
+		if err != nil {
+			return err
+		}
+		snap, err := prometheusSnapshot(ctx, ps)
+		if err != nil {
+			return err
+		}
+		return printSnapshot(snap, snf, stdout)
+	}
+	if !demo {
+		if err := pf.validate(); err != nil { // --selector without --prometheus, …
+			return err
+		}
+	}
 	var fl *fleet
 	if demo {
 		f, err := sf.fleet()
@@ -137,6 +157,11 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return printSnapshot(snap, snf, stdout)
+}
+
+// printSnapshot writes the snapshot as --format says.
+func printSnapshot(snap *sources.Snapshot, snf snapFlags, stdout io.Writer) error {
 	if snf.format == "json" {
 		b, err := snapjson.Marshal(snap)
 		if err != nil {
@@ -145,7 +170,7 @@ func runSnapshot(args []string, stdout, stderr io.Writer) error {
 		_, err = stdout.Write(append(b, '\n'))
 		return err
 	}
-	_, err = io.WriteString(stdout, snapshotText(snap, textWidth(snf.width, stdout)))
+	_, err := io.WriteString(stdout, snapshotText(snap, textWidth(snf.width, stdout)))
 	return err
 }
 

@@ -108,6 +108,11 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&t.workers, "worker", "unified (non-PD) worker `URL` (repeatable)")
 }
 
+// any reports whether any target flag was given.
+func (t *targetFlags) any() bool {
+	return len(t.gateways)+len(t.prefill)+len(t.decode)+len(t.workers) > 0
+}
+
 // addTo adds the flag targets to f, rejecting bad URLs and duplicates
 // (with each other and with the config file) with a message naming the
 // flag.

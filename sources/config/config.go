@@ -57,6 +57,8 @@ type File struct {
 	Discovery    Discovery
 	Gateways     []Gateway
 	Targets      []Target
+	// Prometheus, when set, reads the fleet from a query server.
+	Prometheus *Prometheus
 }
 
 // Gateway is one gateway replica.
@@ -120,6 +122,7 @@ type rawFile struct {
 	Discovery    rawDiscovery       `yaml:"discovery"`
 	Gateways     []rawGateway       `yaml:"gateways"`
 	Targets      []rawTarget        `yaml:"targets"`
+	Prometheus   *rawPrometheus     `yaml:"prometheus"`
 }
 
 type rawDiscovery struct {
@@ -256,6 +259,11 @@ func (r *rawFile) validate(dir string) (*File, error) {
 		}
 		f.Targets = append(f.Targets, tg)
 	}
+	if r.Prometheus != nil {
+		if f.Prometheus, err = r.Prometheus.validate(dir); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
 }
 
@@ -388,6 +396,9 @@ func (f *File) Secrets() []Secret {
 	for _, t := range f.Targets {
 		out = append(out, t.HTTP.Secrets()...)
 	}
+	if f.Prometheus != nil {
+		out = append(out, f.Prometheus.HTTP.Secrets()...)
+	}
 	return out
 }
 
@@ -403,6 +414,11 @@ func (f *File) Files() map[string]string {
 	for i, t := range f.Targets {
 		for k, v := range t.HTTP.Files() {
 			out[fmt.Sprintf("targets[%d].%s", i, k)] = v
+		}
+	}
+	if f.Prometheus != nil {
+		for k, v := range f.Prometheus.HTTP.Files() {
+			out["prometheus."+k] = v
 		}
 	}
 	return out

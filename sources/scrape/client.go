@@ -143,6 +143,14 @@ func NewClient(cfg config.HTTPClientConfig, opt Options) (*Client, error) {
 	return c, nil
 }
 
+// HTTPClient returns the underlying net/http client: its transport carries
+// the configured credentials, TLS and proxy settings, and its redirect
+// policy is the one described at NewClient. It is for callers that speak
+// another protocol to the same kind of endpoint (sources/promql talks to
+// the Prometheus HTTP API with it); they bring their own deadline and
+// body cap.
+func (c *Client) HTTPClient() *http.Client { return c.http }
+
 // CloseIdleConnections closes kept-alive connections that are idle.
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 

@@ -43,6 +43,7 @@ func (ts *targetState) counterDelta(col int, from, to time.Time) (delta float64,
 	if !ok {
 		return 0, 0, false
 	}
+	end := last
 	for last > first && math.IsNaN(ts.val(last, col)) {
 		last--
 	}
@@ -51,6 +52,12 @@ func (ts *targetState) counterDelta(col int, from, to time.Time) (delta float64,
 	}
 	// Corrected values never decrease; never show a negative rate anyway.
 	d := nonNeg(ts.val(last, col) - ts.startValue(first, col))
+	if ts.cols[col].restarted {
+		// Absent since a restart: the fresh process has counted nothing
+		// yet (counters appear once non-zero), so the counter is flat up to
+		// the newest frame, not unknown after its last value.
+		last = end
+	}
 	return d, ts.hist.at(last).t.Sub(ts.hist.at(first).t), true
 }
 

@@ -43,6 +43,11 @@ var maxSignals = map[sources.Signal]bool{
 	sources.SigEngineStartupTime: true,
 }
 
+// PoolMax reports whether a pool shows signal sig as the max over its
+// workers (ratios, per-request gauges) rather than their sum. Other
+// backends deriving pools (sources/promql) follow the same rule.
+func PoolMax(sig sources.Signal) bool { return maxSignals[sig] }
+
 func (s *Store) pools(snap *sources.Snapshot, workers []*targetState) {
 	pools := map[sources.Role]*sources.PoolView{
 		sources.RolePrefill: &snap.Prefill,
@@ -122,6 +127,14 @@ func (s *Store) pools(snap *sources.Snapshot, workers []*targetState) {
 		}
 	}
 }
+
+// DeriveFleet fills snap.Fleet's request, token and rejection rates and
+// hit ratio from snap's pools and gateways by the store's rules (input and
+// hits from the prefill pool in a PD fleet, output from the decode pool,
+// requests offered at the gateways, else finished at the workers).
+// TargetsUp and Targets are left as they are. Other backends
+// (sources/promql) use it so the summary means the same everywhere.
+func DeriveFleet(snap *sources.Snapshot) { (*Store)(nil).fleet(snap) }
 
 func (s *Store) fleet(snap *sources.Snapshot) {
 	f := &snap.Fleet

@@ -297,6 +297,61 @@ func TestTargetsJoinAndLeave(t *testing.T) {
 	}
 }
 
+// A fresh process exposes a counter only once it is non-zero: after a
+// restart seen by its new pid, each counter that comes back lower is the
+// same restart, corrected for (the rate stays right) but counted once.
+func TestRestartCountedOnceWhenCountersComeBackLater(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	withPID := func(pid string, points ...sources.Point) *sources.Observation {
+		o := obs(points...)
+		o.PIDs = []string{pid}
+		return o
+	}
+	s.Ingest(ok(w1, 0, withPID("910", pt(sources.SigPromptTokens, 1000), pt(sources.SigRequests, 10))))
+	s.Ingest(ok(w1, 1, withPID("910", pt(sources.SigPromptTokens, 1100), pt(sources.SigRequests, 11))))
+	s.Ingest(ok(w1, 2, withPID("4242"))) // restarted: no counter yet
+	s.Ingest(ok(w1, 3, withPID("4242", pt(sources.SigPromptTokens, 40))))
+	s.Ingest(ok(w1, 4, withPID("4242", pt(sources.SigPromptTokens, 90), pt(sources.SigRequests, 1))))
+	snap := s.Snapshot(at(4), time.Minute)
+	if n := snap.Targets[0].Restarts; n != 1 {
+		var ev []string
+		for _, e := range snap.Events {
+			ev = append(ev, e.Kind+": "+e.Detail)
+		}
+		t.Fatalf("restarts = %d, want 1: %v", n, ev)
+	}
+	// 100 before the restart, 90 since.
+	if r := snap.Workers[0].Readings.Get(sources.SigPromptTokens); r.Increase != 190 {
+		t.Fatalf("prompt tokens increase %+v, want 190", r)
+	}
+	// A later decrease is a new restart again.
+	s.Ingest(ok(w1, 5, withPID("4242", pt(sources.SigPromptTokens, 5), pt(sources.SigRequests, 1))))
+	if n := s.Snapshot(at(5), time.Minute).Targets[0].Restarts; n != 2 {
+		t.Fatalf("restarts = %d after a second decrease, want 2", n)
+	}
+}
+
+// Until a restarted process counts its first token its counters are
+// absent: the rate covers the whole window (flat since the restart), not
+// only the frames before it.
+func TestRateAfterRestartBeforeCountersReturn(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	withPID := func(pid string, points ...sources.Point) *sources.Observation {
+		o := obs(append(points, pt(sources.SigRunning, 0))...)
+		o.PIDs = []string{pid}
+		return o
+	}
+	s.Ingest(ok(w1, 0, withPID("910", pt(sources.SigPromptTokens, 1000))))
+	s.Ingest(ok(w1, 1, withPID("910", pt(sources.SigPromptTokens, 1400))))
+	for sec := 2.0; sec <= 4; sec++ {
+		s.Ingest(ok(w1, sec, withPID("4242"))) // restarted, nothing finished yet
+	}
+	r := s.Snapshot(at(4), time.Minute).Workers[0].Readings.Get(sources.SigPromptTokens)
+	if !r.Present || r.Increase != 400 || r.Value != 100 {
+		t.Fatalf("prompt tokens %+v, want 400 over 4s = 100/s (not 400/s over the 1s before the restart)", r)
+	}
+}
+
 func TestLateSeriesAfterARestartIsNotASecondRestart(t *testing.T) {
 	s := newStore(worker(w1, sources.RolePrefill))
 	s.Ingest(ok(w1, 0, obs(pt(sources.SigPromptTokens, 1000), pt(sources.SigCachedTokens, 600))))

@@ -34,6 +34,11 @@ type column struct {
 	lastRaw float64 // last raw value seen (NaN before the first)
 	offset  float64 // added to raw values: sum of pre-reset values
 	seenAt  int     // the scrape number (targetState.samples) that last had it
+	// restarted marks a counter that was absent when its target's restart
+	// was detected (counters are exposed only once non-zero, so a fresh
+	// process shows them later): until it is back it is flat, not unknown
+	// (see counterDelta).
+	restarted bool
 }
 
 // histLayout lists, for one (signal, key) histogram, its column indexes.
@@ -180,6 +185,7 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 					sourceName(obs, c.sig), fmtNum(c.lastRaw), fmtNum(raw))
 			}
 		}
+		c.restarted = false
 		c.lastRaw = raw
 		c.seenAt = ts.samples + 1
 		set(i, raw+c.offset)
@@ -223,6 +229,14 @@ func (ts *targetState) ingest(at time.Time, obs *sources.Observation) string {
 		ts.markers[k] = v
 		if why == "" && seen && old != v && !(math.IsNaN(old) && math.IsNaN(v)) {
 			why = "start time changed (" + k + ")"
+		}
+	}
+	if why != "" {
+		// Counters this scrape did not carry will come back from zero.
+		for i := range ts.cols {
+			if c := &ts.cols[i]; c.counter && (i >= len(vals) || math.IsNaN(vals[i])) {
+				c.restarted = true
+			}
 		}
 	}
 	ts.samples++
