@@ -159,7 +159,7 @@ func prometheusSetup(fs *flag.FlagSet, pf promFlags, vf viewFlags, tf targetFlag
 	if timing && vf.timeout == 0 {
 		vf.timeout = promTimeout
 	}
-	if err := vf.validate(); err != nil {
+	if err := vf.check(false); err != nil {
 		return nil, err
 	}
 	if err := pf.validate(); err != nil {

@@ -54,15 +54,25 @@ func (v *viewFlags) registerRecord(fs *flag.FlagSet) {
 	fs.StringVar(&v.record, "record", "", "also write every raw scrape to this `file` while viewing (see 'pdtop replay'; never overwritten)")
 }
 
-func (v *viewFlags) validate() error {
+func (v *viewFlags) validate() error { return v.check(true) }
+
+// check is validate; scrapes false lifts the timeout ≤ interval rule for
+// the Prometheus backend, whose query job may outlast a refresh by design
+// (the dashboard then skips ticks and says so).
+func (v *viewFlags) check(scrapes bool) error {
 	if v.interval < 100*time.Millisecond {
 		return fmt.Errorf("--interval %s is too short (minimum 100ms)", v.interval)
 	}
 	if v.timeout == 0 {
 		v.timeout = defaultTimeout(v.interval)
 	}
-	if err := checkTimeout(v.timeout, v.interval); err != nil {
-		return err
+	if v.timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive")
+	}
+	if scrapes {
+		if err := checkTimeout(v.timeout, v.interval); err != nil {
+			return err
+		}
 	}
 	if v.window < v.interval*2 {
 		return fmt.Errorf("--window %s must cover at least two intervals (%s)", v.window, 2*v.interval)

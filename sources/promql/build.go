@@ -75,6 +75,14 @@ func build(b *Backend, f *frame, h *history, srv serverState, events []sources.E
 		snap.Targets = append(snap.Targets, rows[i].TargetStatus)
 	}
 	d.pools(snap)
+	// Output tokens/s by the store's rule, per worker and per pool (the
+	// pools' readings are the server's sums by role).
+	for i := range snap.Workers {
+		snap.Workers[i].Output = store.OutputOf(snap.Workers[i].Readings)
+	}
+	for _, p := range []*sources.PoolView{&snap.Prefill, &snap.Decode, &snap.Unified} {
+		p.Output = store.OutputOf(p.Readings)
+	}
 	for _, p := range []*sources.PoolView{&snap.Prefill, &snap.Decode, &snap.Unified} {
 		snap.Fleet.Targets += p.Workers
 		snap.Fleet.TargetsUp += p.Up

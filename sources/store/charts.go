@@ -342,7 +342,23 @@ func outputSignal(ts *targetState) sources.Signal {
 // outputReading is the worker's Output: its outputSignal's reading, the
 // source saying which counter and how it counts.
 func (ts *targetState) outputReading(rs sources.Readings) sources.Reading {
-	sig := outputSignal(ts)
+	return outputFrom(outputSignal(ts), rs)
+}
+
+// OutputOf is the output tokens/s of a worker or pool (WorkerView.Output,
+// PoolView.Output) for backends without the store's history (the
+// Prometheus backend): the per-batch decode tokens when rs holds them
+// (present or not yet rated), else the output tokens of finished requests,
+// the Source saying which and how it counts. Absent when rs has neither.
+func OutputOf(rs sources.Readings) sources.Reading {
+	sig := sources.SigGenerationTokens
+	if _, ok := rs[sources.SigRealtimeDecode]; ok {
+		sig = sources.SigRealtimeDecode
+	}
+	return outputFrom(sig, rs)
+}
+
+func outputFrom(sig sources.Signal, rs sources.Readings) sources.Reading {
 	r, ok := rs[sig]
 	if !ok {
 		return sources.Absent
