@@ -137,25 +137,24 @@ func (c *client) instant(ctx context.Context, name, q string, ts time.Time) (mod
 // samples runs an instant query whose result is raw samples (a range
 // selector), e.g. to measure the scrape interval.
 func (c *client) samples(ctx context.Context, name, q string, ts time.Time) (model.Matrix, *queryFailure) {
-	var out model.Matrix
-	f := c.do(ctx, name, q, func(ctx context.Context) (model.Value, v1.Warnings, error) {
+	return c.matrix(ctx, name, q, func(ctx context.Context) (model.Value, v1.Warnings, error) {
 		v, w, _, err := c.api.Query(ctx, q, ts, v1.WithTimeout(c.timeout))
 		return v, w, err
-	}, func(v model.Value) bool {
-		m, ok := v.(model.Matrix)
-		out = m
-		return ok
 	})
-	return out, f
 }
 
 // series runs one range query.
 func (c *client) series(ctx context.Context, name, q string, r v1.Range) (model.Matrix, *queryFailure) {
-	var out model.Matrix
-	f := c.do(ctx, name, q, func(ctx context.Context) (model.Value, v1.Warnings, error) {
+	return c.matrix(ctx, name, q, func(ctx context.Context) (model.Value, v1.Warnings, error) {
 		v, w, _, err := c.api.QueryRange(ctx, q, r, v1.WithTimeout(c.timeout))
 		return v, w, err
-	}, func(v model.Value) bool {
+	})
+}
+
+// matrix runs a query whose answer must be a matrix.
+func (c *client) matrix(ctx context.Context, name, q string, run func(context.Context) (model.Value, v1.Warnings, error)) (model.Matrix, *queryFailure) {
+	var out model.Matrix
+	f := c.do(ctx, name, q, run, func(v model.Value) bool {
 		m, ok := v.(model.Matrix)
 		out = m
 		return ok
