@@ -148,8 +148,8 @@ func (c *chart) legend(st *themes.Styles, w, plotW int) (line string, explained 
 }
 
 // legendForm is the legend in one of its forms: {title, unit, short
-// names, "now" per series}.
-func (c *chart) legendForm(st *themes.Styles, form [4]bool) string {
+// names, "now" per series, "now:" once when not per series}.
+func (c *chart) legendForm(st *themes.Styles, form [5]bool) string {
 	type entry struct{ glyph, label, short, value string }
 	entries := make([]entry, len(c.lines))
 	for i, l := range c.lines {
@@ -170,7 +170,7 @@ func (c *chart) legendForm(st *themes.Styles, form [4]bool) string {
 		}
 		entries[i] = entry{paint(st, l.tone, glyph), l.label, short, v}
 	}
-	build := func(title, unit bool, short, each bool) string {
+	build := func(title, unit, short, each, once bool) string {
 		var parts []string
 		head := ""
 		if title {
@@ -179,7 +179,7 @@ func (c *chart) legendForm(st *themes.Styles, form [4]bool) string {
 				head += paint(st, toneMuted, " ("+c.unit+")")
 			}
 		}
-		if !each && len(entries) > 0 {
+		if !each && once && len(entries) > 0 {
 			if head != "" {
 				head += " "
 			}
@@ -204,14 +204,16 @@ func (c *chart) legendForm(st *themes.Styles, form [4]bool) string {
 		}
 		return strings.Join(parts, "  ")
 	}
-	return build(form[0], form[1], form[2], form[3])
+	return build(form[0], form[1], form[2], form[3], form[4])
 }
 
 // legendTiers are the legend's forms, longest first: title, unit, short
-// names, "now" per series.
-var legendTiers = [][4]bool{
-	{true, true, false, true}, {true, false, false, true}, {true, false, true, true},
-	{true, false, true, false}, {false, false, true, false},
+// names, "now" per series, "now:" once. The title goes last: two charts
+// side by side must still say which is ITL and which TTFT; "now" goes
+// before it (the time axis ends in "now" anyway).
+var legendTiers = [][5]bool{
+	{true, true, false, true, false}, {true, false, false, true, false}, {true, false, true, true, false},
+	{true, false, true, false, true}, {true, false, true, false, false}, {false, false, true, false, false},
 }
 
 // legendTier is the first legend form that fits w cells (charts drawn

@@ -184,7 +184,9 @@ func TestChartLegendKeepsEverySeries(t *testing.T) {
 	for w, want := range map[int][]string{
 		100: {"KV transfer queues (req)", "prefill in-flight now 0", "decode transfer now 12"},
 		62:  {"KV transfer queues", "prefill now 0", "decode now 12"},
-		45:  {"now:", "prefill 0", "decode 12"},
+		52:  {"KV transfer queues now:", "prefill 0", "decode 12"},
+		47:  {"KV transfer queues  ── prefill 0", "decode 12"},
+		45:  {"prefill 0", "decode 12"},
 	} {
 		l, _ := c.legend(st, w, 0)
 		if width(l) > w {
