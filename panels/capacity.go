@@ -125,10 +125,18 @@ func poolRow(p *sources.PoolLoad, target float64, m *marks) []cell {
 		}
 	}
 	head := m.reading(p.Headroom, num)
-	if p.Headroom.Present && p.Headroom.Value < 0 {
-		head.tone = toneCrit
-	}
-	if p.LowerBound && p.Headroom.Present {
+	switch h := p.Headroom; {
+	case h.Present && h.Value < 0:
+		// Never a bare negative: say by how much the pool is over (at
+		// most that much when the capacity is only a lower bound).
+		head.text = "over " + num(-h.Value)
+		if p.LowerBound {
+			head.text = "over ≤" + num(-h.Value)
+		} else {
+			head.tone = toneCrit
+		}
+		m.note("over X: offered exceeds sustained by X")
+	case h.Present && p.LowerBound:
 		head.text = "≥" + head.text
 	}
 	need := cell{}
@@ -149,19 +157,27 @@ func poolRow(p *sources.PoolLoad, target float64, m *marks) []cell {
 		sus, per, util, head, txt(strconv.Itoa(p.Workers)), need}
 }
 
-// linkRow is one prefill worker's KV-transfer account (bytes/s).
+// linkRow is one prefill worker's KV-transfer account (bytes/s). Util is
+// the share of time a transfer is in flight, capped at 100%: when
+// transfers overlap the row says so instead of a share above 100%, and
+// the findings give how many are in flight.
 func linkRow(l sources.LinkLoad, m *marks) []cell {
 	busy := m.reading(l.Busy, pct)
-	if l.Busy.Present && l.Busy.Value >= 1 {
-		busy.tone = toneCrit
-		busy.text += "!"
-		m.note("! KV transfers queue behind each other")
-	} else if l.Busy.Present && l.Busy.Value >= 0.5 {
-		busy.tone = toneWarn
-	}
 	head := cell{}
-	if l.Rate.Present && l.Bandwidth.Present {
-		head = txt(bytesRate(l.Bandwidth.Value - l.Rate.Value))
+	if l.Headroom.Present {
+		head = txt(bytesRate(l.Headroom.Value))
+	}
+	switch {
+	case l.Queued:
+		busy.text = "100%!"
+		busy.tone = toneCrit
+		head = toned("none", toneCrit)
+		if l.InFlight.Present {
+			busy.text = "100%! ×" + num(l.InFlight.Value)
+		}
+		m.note("! KV transfers queue behind each other: util capped at 100%, ×N = transfers in flight on average")
+	case l.Busy.Present && l.Busy.Value >= 0.5:
+		busy.tone = toneWarn
 	}
 	return []cell{txt("  KV " + clean(l.Name, 20)), muted("bytes/s"), rateBytesCell(l.Rate, m), {}, rateBytesCell(l.Bandwidth, m), {}, busy, head, {}, {}}
 }
@@ -210,7 +226,8 @@ func methodLines(cp *sources.Capacity) []string {
 		out = append(out, l)
 	}
 	if cp.Transfer.Present {
-		out = append(out, "KV: bytes/s = Δ size histogram sum; sustained = Σ bytes ÷ Σ transfer time; util = share of time a transfer is in flight")
+		out = append(out, "KV: bytes/s = Δ size histogram sum; sustained = one transfer's speed, Σ bytes ÷ Σ transfer time (queueing included); "+
+			"util = bytes/s ÷ that = share of time a transfer is in flight, up to 100%: beyond, transfers overlap (×N in flight on average)")
 	}
 	return out
 }

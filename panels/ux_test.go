@@ -166,18 +166,18 @@ func TestSummaryWindowSaysWhatItHolds(t *testing.T) {
 func TestFindingSummarySaysMore(t *testing.T) {
 	s := sampleSnapshot()
 	s.Diagnosis.Findings = []sources.Finding{
-		{Severity: sources.SevWarn, Kind: "capacity", Name: "prefill-0", Text: "prefill-0: KV transfers busy 95% of the time"},
-		{Severity: sources.SevWarn, Kind: "capacity", Name: "prefill-1", Text: "prefill-1: KV transfers busy 92% of the time"},
+		{Severity: sources.SevWarn, Kind: "capacity", Name: "prefill-0", Text: "prefill-0: KV transfers overlap — 3.3 in flight on average (they queue behind each other)"},
+		{Severity: sources.SevWarn, Kind: "capacity", Name: "prefill-1", Text: "prefill-1: KV transfers overlap — 1.2 in flight on average (they queue behind each other)"},
 	}
 	txt, _ := findingSummary(s, "(c)")
 	if txt != "! prefill-0 KV transfers queue +1 more (c)" {
 		t.Errorf("findingSummary = %q", txt)
 	}
-	if got := FindingLines(s); len(got) != 2 || !strings.Contains(got[1], "prefill-1: KV transfers busy") {
+	if got := FindingLines(s); len(got) != 2 || !strings.Contains(got[1], "prefill-1: KV transfers overlap") {
 		t.Errorf("FindingLines = %q", got)
 	}
 	v := CapacityView(s, themes.Default(), 120, 40)
-	if !strings.Contains(v, "Findings (2):") || !strings.Contains(v, "prefill-1: KV transfers busy 92%") {
+	if !strings.Contains(v, "Findings (2):") || !strings.Contains(v, "prefill-1: KV transfers overlap — 1.2 in flight") {
 		t.Errorf("the capacity view lists every finding:\n%s", v)
 	}
 }

@@ -151,7 +151,8 @@ type PoolLoad struct {
 	Method string
 	// Utilisation is Offered ÷ Capacity (ratio; > 1 = overloaded).
 	Utilisation Reading
-	// Headroom is Capacity − Offered (negative = short).
+	// Headroom is Capacity − Offered; negative = over capacity by that
+	// much.
 	Headroom Reading
 	// Workers is the number of workers up; WorkersNeeded how many keep
 	// Utilisation at TargetUtil (0 = unknown).
@@ -171,7 +172,8 @@ type TransferLoad struct {
 	Rate Reading
 	// Links lists each prefill worker's outgoing transfers.
 	Links []LinkLoad
-	// Busiest is the highest Busy over Links.
+	// Busiest is the Busy of the link with the most transfers in flight
+	// (Source names the link).
 	Busiest Reading
 }
 
@@ -180,12 +182,25 @@ type LinkLoad struct {
 	Name string
 	// Rate is KV bytes/s sent (Δsum of the transfer-size histogram).
 	Rate Reading
-	// Bandwidth is the median per-transfer speed (bytes/s): what one
-	// transfer on this worker's paths achieves.
+	// Bandwidth is the speed one transfer achieved (bytes/s): Σ bytes ÷ Σ
+	// transfer time, queueing included, else the median per-transfer
+	// speed.
 	Bandwidth Reading
-	// Busy is Rate ÷ Bandwidth: the share of time a transfer is in
-	// flight (> 1 = transfers queue behind each other).
+	// InFlight is Rate ÷ Bandwidth: the mean number of transfers in
+	// flight (Little's law), queued ones included. Above 1 transfers
+	// overlap: they queue behind each other.
+	InFlight Reading
+	// Busy is the share of time a transfer is in flight (ratio 0–1):
+	// InFlight while transfers do not overlap, capped at 1 when they do
+	// (Queued).
 	Busy Reading
+	// Queued is true when InFlight ≥ 1: the path is full and transfers
+	// wait for each other, so Bandwidth is one transfer's share of the
+	// path, not the path's capacity.
+	Queued bool
+	// Headroom is Bandwidth − Rate while transfers do not overlap, 0 when
+	// Queued (bytes/s; never negative).
+	Headroom Reading
 }
 
 // ColdStart is the first minute after a restart, a worker joining or a

@@ -246,11 +246,13 @@ func unitTokens(unit string) string {
 }
 
 // transfer is the KV-transfer account per prefill worker: bytes/s sent
-// (Δsum of the transfer-size histogram over the window) against the
-// bandwidth transfers achieved (Σ bytes ÷ Σ transfer time, from the size
-// and latency histograms; else the median per-transfer speed). Busy =
-// rate ÷ bandwidth is the share of time one path would be busy — the mean
-// number of transfers in flight (Little's law).
+// (Δsum of the transfer-size histogram over the window) against the speed
+// one transfer achieved (Σ bytes ÷ Σ transfer time, from the size and
+// latency histograms; else the median per-transfer speed). Rate ÷ that
+// speed is the mean number of transfers in flight (Little's law); below
+// 1 it is also the share of time a transfer is in flight, and from 1 up
+// transfers overlap, queue behind each other, and the path has no
+// headroom.
 func transfer(s *sources.Snapshot, ws []*sources.WorkerView) sources.TransferLoad {
 	var t sources.TransferLoad
 	best := -1.0
@@ -265,8 +267,8 @@ func transfer(s *sources.Snapshot, ws []*sources.WorkerView) sources.TransferLoa
 			t.Rate.Present = true
 			t.Rate.Value += l.Rate.Value
 		}
-		if l.Busy.Present && l.Busy.Value > best {
-			best = l.Busy.Value
+		if l.InFlight.Present && l.InFlight.Value > best {
+			best = l.InFlight.Value
 			t.Busiest = sources.Reading{Present: true, Value: l.Busy.Value, Source: l.Name}
 		}
 	}
@@ -309,7 +311,14 @@ func link(w *sources.WorkerView) (sources.LinkLoad, bool) {
 		return l, false
 	}
 	if l.Rate.Present && l.Bandwidth.Present && l.Bandwidth.Value > 0 {
-		l.Busy = sources.Reading{Present: true, Value: l.Rate.Value / l.Bandwidth.Value}
+		n := l.Rate.Value / l.Bandwidth.Value
+		l.InFlight = sources.Reading{Present: true, Value: n, Source: "bytes/s ÷ per-transfer speed (Little's law)"}
+		l.Queued = n >= 1
+		l.Busy = sources.Reading{Present: true, Value: math.Min(1, n)}
+		l.Headroom = sources.Reading{Present: true, Value: math.Max(0, l.Bandwidth.Value-l.Rate.Value)}
+		if l.Queued {
+			l.Headroom.Value = 0
+		}
 	}
 	return l, true
 }

@@ -68,13 +68,16 @@ func findings(s *sources.Snapshot, th sources.Thresholds) []sources.Finding {
 	for _, p := range []sources.PoolLoad{d.Capacity.Prefill, d.Capacity.Decode} {
 		if u := p.Utilisation; u.Present && u.Value >= 1 && !p.LowerBound {
 			out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "capacity", Name: p.Role.String(),
-				Text: fmt.Sprintf("%s pool over capacity: %s offered vs %s sustained (%s); need %d workers",
-					p.Role, Num(p.Offered.Value), Num(p.Capacity.Value), Pct(u.Value), p.WorkersNeeded)})
+				Text: fmt.Sprintf("%s pool over capacity by %s %s: %s offered vs %s sustained (%s); need %d workers",
+					p.Role, Num(p.Offered.Value-p.Capacity.Value), p.Unit, Num(p.Offered.Value), Num(p.Capacity.Value), Pct(u.Value), p.WorkersNeeded)})
 		}
 	}
-	if b := d.Capacity.Transfer.Busiest; b.Present && b.Value >= 1 {
-		out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "capacity", Name: b.Source,
-			Text: b.Source + ": KV transfers busy " + Pct(b.Value) + " of the time (they queue behind each other)"})
+	for _, l := range d.Capacity.Transfer.Links {
+		if l.Queued {
+			out = append(out, sources.Finding{Severity: sources.SevWarn, Kind: "capacity", Name: l.Name,
+				Text: l.Name + ": KV transfers overlap — " + Num(l.InFlight.Value) + " in flight on average (they queue behind each other); " +
+					Bytes(l.Rate.Value) + " sent at " + Bytes(l.Bandwidth.Value) + " per transfer"})
+		}
 	}
 	for _, v := range d.Hits {
 		if v.Large {

@@ -239,11 +239,17 @@ func TestCongestedLinkTransfer(t *testing.T) {
 	t.Parallel() // each plays its own fleet on loopback
 	s := run(t, sim.Config{Scenario: sim.ScenarioCongestedLink}, 120)
 	tr := s.Diagnosis.Capacity.Transfer
-	if !tr.Busiest.Present || tr.Busiest.Source != "prefill-0" || tr.Busiest.Value < 1 {
+	if !tr.Busiest.Present || tr.Busiest.Source != "prefill-0" || tr.Busiest.Value != 1 {
 		t.Fatalf("transfer: %+v", tr)
 	}
 	for _, l := range tr.Links {
-		if l.Name == "prefill-1" && (!l.Busy.Present || l.Busy.Value >= 0.5) {
+		if l.Busy.Value > 1 || l.Headroom.Value < 0 {
+			t.Errorf("%s: a share of time above 100%% or a negative headroom: %+v", l.Name, l)
+		}
+		if l.Name == "prefill-0" && (!l.Queued || !(l.InFlight.Value > 1)) {
+			t.Errorf("prefill-0's transfers queue: %+v", l)
+		}
+		if l.Name == "prefill-1" && (!l.Busy.Present || l.Busy.Value >= 0.5 || l.Queued) {
 			t.Errorf("prefill-1's paths are fine: %+v", l)
 		}
 	}

@@ -76,12 +76,16 @@ type Transfer struct {
 	Links          []Link   `json:"links"`
 }
 
-// Link is one prefill worker's KV transfers.
+// Link is one prefill worker's KV transfers: BusyRatio is capped at 1;
+// InFlightMean (Little's law) says how far past 1 they overlap.
 type Link struct {
 	Name                    string   `json:"name"`
 	BytesPerSecond          *float64 `json:"bytes_per_second"`
 	BandwidthBytesPerSecond *float64 `json:"bandwidth_bytes_per_second"`
 	BusyRatio               *float64 `json:"busy_ratio"`
+	InFlightMean            *float64 `json:"in_flight_mean"`
+	Queued                  bool     `json:"queued"`
+	HeadroomBytesPerSecond  *float64 `json:"headroom_bytes_per_second"`
 }
 
 // ColdStart is the first minute after a restart, join or burst against
@@ -171,7 +175,8 @@ func diagnosis(s *sources.Snapshot) Diagnosis {
 		t := &Transfer{BytesPerSecond: value(c.Transfer.Rate), Links: []Link{}}
 		for _, l := range c.Transfer.Links {
 			t.Links = append(t.Links, Link{Name: l.Name, BytesPerSecond: value(l.Rate),
-				BandwidthBytesPerSecond: value(l.Bandwidth), BusyRatio: value(l.Busy)})
+				BandwidthBytesPerSecond: value(l.Bandwidth), BusyRatio: value(l.Busy), InFlightMean: value(l.InFlight),
+				Queued: l.Queued, HeadroomBytesPerSecond: value(l.Headroom)})
 		}
 		out.Capacity.Transfer = t
 	}

@@ -75,8 +75,10 @@ func TestDiagnosisOddValues(t *testing.T) {
 		Hits: []sources.HitVerdict{{Scope: "worker", ID: "w", Name: "w", Role: sources.RolePrefill, GapKnown: true, Gap: nan,
 			Causes: []sources.Cause{{Kind: sources.CauseUnexplained, Evidence: "x"}}}},
 		Capacity: sources.Capacity{TargetUtil: 0.8,
-			Prefill:    sources.PoolLoad{Present: true, Role: sources.RolePrefill, Unit: "uncached tok/s", Utilisation: sources.Reading{Present: true, Value: nan}},
-			Transfer:   sources.TransferLoad{Present: true, Links: []sources.LinkLoad{{Name: "p", Busy: sources.Reading{Present: true, Value: math.Inf(1)}}}},
+			Prefill: sources.PoolLoad{Present: true, Role: sources.RolePrefill, Unit: "uncached tok/s", Utilisation: sources.Reading{Present: true, Value: nan}},
+			Transfer: sources.TransferLoad{Present: true, Links: []sources.LinkLoad{{Name: "p", Busy: sources.Reading{Present: true, Value: math.Inf(1)}},
+				{Name: "q", Busy: sources.Reading{Present: true, Value: 1}, InFlight: sources.Reading{Present: true, Value: 3.3},
+					Queued: true, Headroom: sources.Reading{Present: true}}}},
 			ColdStarts: []sources.ColdStart{{Kind: "burst", Name: "fleet", At: time.Unix(5, 0), First: nan, Steady: 1}}},
 		Admission: sources.Admission{Goodput: sources.Goodput{Present: true, Share: sources.Range{Present: true, Lo: nan, Est: 0.5, Hi: 1}}},
 		Stalls:    []sources.Stall{{Kind: "transfer stall", ID: "d", Name: "d", Role: sources.RoleDecode, Since: time.Unix(1, 0), For: 9 * time.Second, Queued: 3}},
@@ -86,5 +88,9 @@ func TestDiagnosisOddValues(t *testing.T) {
 	st := m["diagnosis"].(map[string]any)["stalls"].([]any)[0].(map[string]any)
 	if st["seconds"].(float64) != 9 || st["kind"] != "transfer stall" {
 		t.Errorf("stall %v", st)
+	}
+	q := m["diagnosis"].(map[string]any)["capacity"].(map[string]any)["transfer"].(map[string]any)["links"].([]any)[1].(map[string]any)
+	if q["busy_ratio"] != 1.0 || q["in_flight_mean"] != 3.3 || q["queued"] != true || q["headroom_bytes_per_second"] != 0.0 {
+		t.Errorf("queued link %v", q)
 	}
 }
