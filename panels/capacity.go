@@ -283,11 +283,18 @@ func admissionLines(s *sources.Snapshot) []string {
 	return out
 }
 
-// coldLines are the cold starts, one line each.
+// coldLines are the cold starts and bursts, one line each: "cold start: "
+// only where the cache started cold (a restart, a join, a burst whose hit
+// fell); a burst whose hit held is just a burst, with what else explains
+// its TTFT.
 func coldLines(cp *sources.Capacity) []string {
 	var out []string
 	for _, c := range cp.ColdStarts {
-		out = append(out, "cold start: "+c.Text)
+		if c.Cold {
+			out = append(out, "cold start: "+c.Text)
+		} else {
+			out = append(out, c.Text)
+		}
 	}
 	return out
 }

@@ -216,7 +216,15 @@ type ColdStart struct {
 	// steady state it is compared with (pool peers now, or the minute
 	// before a burst). NaN when unknown.
 	First, Steady float64
-	Text          string
+	// Cold is true when the cache started cold: a restart or a join (a
+	// fresh process), or a burst whose hit ratio fell in its first minute.
+	// A burst whose hit held or rose is more traffic, not a cold cache.
+	Cold bool
+	// Explained names, for a burst whose TTFT rose, the other diagnoses
+	// over the same span that account for it (a KV path whose transfers
+	// queue, a pool near or over capacity, a stall); "" when none.
+	Explained string
+	Text      string
 }
 
 // Admission is the gateways' offered → admitted → completed → goodput,

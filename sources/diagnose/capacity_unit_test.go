@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pdtop/pdtop/sources"
 	"github.com/pdtop/pdtop/sources/diagnose"
@@ -66,5 +67,66 @@ func TestLinkInFlight(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no finding for p0: %+v", s.Diagnosis.Findings)
+	}
+}
+
+// burstSnapshot is a synthetic fleet whose input tokens/s doubles 25 s
+// before the end (5 s steps over 5 min), with TTFT p99 going from 1 s to
+// 10 s and the hit ratio from hitBefore to hitAfter at the burst.
+func burstSnapshot(hitBefore, hitAfter float64) *sources.Snapshot {
+	s := synthetic(0.7, 0.7)
+	const n, onset = 60, 54
+	series := func(before, after float64) sources.Series {
+		p := make([]float64, n)
+		for j := range p {
+			p[j] = before
+			if j >= onset {
+				p[j] = after
+			}
+		}
+		return sources.Series{Step: 5 * time.Second, Points: p}
+	}
+	s.Charts = map[string]sources.Series{
+		"input_tps":  series(1000, 2000),
+		"ttft_p99":   series(1, 10),
+		"hit_actual": series(hitBefore, hitAfter),
+	}
+	return s
+}
+
+// TestBurstIsColdOnlyWhenTheHitFalls: a burst whose hit ratio held is not
+// a cold start, and a KV path whose transfers queue is named as the cause
+// of its TTFT rise; a burst whose hit fell is a cold start, with the
+// queueing path named as well.
+func TestBurstIsColdOnlyWhenTheHitFalls(t *testing.T) {
+	for _, c := range []struct {
+		before, after float64
+		cold          bool
+		text          string
+	}{
+		{0.81, 0.82, false, "burst 25s ago (input ×2.0): TTFT p99 10s in its first minute vs 1.0s before — not a cold cache: " +
+			"p0's KV transfers queue behind each other (2.0 in flight on average)"},
+		{0.80, 0.40, true, "burst 25s ago (input ×2.0): TTFT p99 10s in its first minute vs 1.0s before — cold cache, and also " +
+			"p0's KV transfers queue behind each other (2.0 in flight on average)"},
+	} {
+		s := burstSnapshot(c.before, c.after)
+		withLink(s, 0, 600, 100, 200) // 2 in flight on average
+		diagnose.Run(s)
+		cs := s.Diagnosis.Capacity.ColdStarts
+		if len(cs) != 2 || cs[0].Metric != "TTFT p99" || cs[1].Metric != "hit" {
+			t.Fatalf("hit %v→%v: %+v", c.before, c.after, cs)
+		}
+		if cs[0].Cold != c.cold || cs[1].Cold != c.cold || cs[0].Text != c.text || !strings.HasPrefix(cs[0].Explained, "p0's KV") {
+			t.Errorf("hit %v→%v: %+v\nwant text %q", c.before, c.after, cs[0], c.text)
+		}
+		if !c.cold && !strings.HasSuffix(cs[1].Text, "no drop, not a cold cache") {
+			t.Errorf("hit held: %q", cs[1].Text)
+		}
+	}
+	// Nothing else in the window: no explanation is invented.
+	s := burstSnapshot(0.81, 0.82)
+	diagnose.Run(s)
+	if cs := s.Diagnosis.Capacity.ColdStarts; len(cs) != 2 || cs[0].Cold || cs[0].Explained != "" || strings.Contains(cs[0].Text, "—") {
+		t.Errorf("no other cause: %+v", cs)
 	}
 }

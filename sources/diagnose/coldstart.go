@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/pdtop/pdtop/sources"
@@ -14,6 +15,12 @@ const (
 	// burstFactor is how far input tokens/s must jump over the median of
 	// the minute before to count as a burst.
 	burstFactor = 1.5
+	// coldHitDrop is how far (ratio points) a burst's first-minute hit
+	// ratio must fall below the minute before for a cold cache.
+	coldHitDrop = 0.05
+	// ttftRise is how many times the minute before a burst's first-minute
+	// TTFT p99 must reach for other diagnoses to be named as its cause.
+	ttftRise = 1.5
 )
 
 // coldStarts lists, inside the chart span, each prefill-side worker's
@@ -40,7 +47,7 @@ func coldStarts(s *sources.Snapshot) []sources.ColdStart {
 			steady = peers.Ratio
 		}
 		cs := sources.ColdStart{Kind: last.Kind, Name: w.Name, At: last.Time, Metric: "hit", Unit: "ratio",
-			First: first, Steady: steady}
+			First: first, Steady: steady, Cold: true}
 		what := "restarted"
 		if last.Kind == "joined" {
 			what = "joined"
@@ -141,20 +148,80 @@ func burst(s *sources.Snapshot, st time.Duration) []sources.ColdStart {
 		}
 		return sum / float64(len(v))
 	}
+	// Hit ratio first: a burst is a cold start only when it fell.
+	hitFirst, hitSteady := math.NaN(), math.NaN()
+	hasHit := len(s.Charts["hit_actual"].Points) == len(in)
+	if hasHit {
+		hitFirst, hitSteady = mean("hit_actual", onset, onset+per), mean("hit_actual", onset-per, onset)
+	}
+	cold := finite(hitFirst) && finite(hitSteady) && hitFirst <= hitSteady-coldHitDrop
 	var out []sources.ColdStart
 	ago := dur(s.Time.Sub(at0))
 	if p := s.Charts["ttft_p99"].Points; len(p) == len(in) {
 		first, steady := mean("ttft_p99", onset, onset+per), mean("ttft_p99", onset-per, onset)
 		out = append(out, sources.ColdStart{Kind: "burst", Name: "fleet", At: at0, Metric: "TTFT p99", Unit: "s",
-			First: first, Steady: steady,
+			First: first, Steady: steady, Cold: cold,
 			Text: "burst " + ago + " ago (input ×" + ratio(in[onset], median(finiteOf(in[onset-per:onset]))) +
 				"): TTFT p99 " + secs(first) + " in its first minute vs " + secs(steady) + " before"})
 	}
-	if p := s.Charts["hit_actual"].Points; len(p) == len(in) {
-		first, steady := mean("hit_actual", onset, onset+per), mean("hit_actual", onset-per, onset)
+	if hasHit {
+		text := "burst " + ago + " ago: hit " + Pct(hitFirst) + " in its first minute vs " + Pct(hitSteady) + " before"
+		if !cold && finite(hitFirst) && finite(hitSteady) {
+			text += ": no drop, not a cold cache"
+		}
 		out = append(out, sources.ColdStart{Kind: "burst", Name: "fleet", At: at0, Metric: "hit", Unit: "ratio",
-			First: first, Steady: steady,
-			Text: "burst " + ago + " ago: hit " + Pct(first) + " in its first minute vs " + Pct(steady) + " before"})
+			First: hitFirst, Steady: hitSteady, Cold: cold, Text: text})
+	}
+	return out
+}
+
+// explainBursts names, on each burst whose TTFT p99 rose, the other
+// diagnoses that account for the rise: KV paths whose transfers queue,
+// stalls, a pool at or over its target utilisation. They are figures over
+// the window, so they speak for the burst only while its first minute
+// overlaps the window. Run calls it once capacity and stalls are known.
+func explainBursts(s *sources.Snapshot) {
+	d := &s.Diagnosis
+	for i := range d.Capacity.ColdStarts {
+		cs := &d.Capacity.ColdStarts[i]
+		if cs.Kind != "burst" || cs.Metric != "TTFT p99" || !(cs.First > ttftRise*cs.Steady) ||
+			s.Time.Sub(cs.At) >= s.Window+coldSpan {
+			continue
+		}
+		why := otherCauses(s)
+		if len(why) == 0 {
+			continue
+		}
+		cs.Explained = strings.Join(why, "; ")
+		if cs.Cold {
+			cs.Text += " — cold cache, and also " + cs.Explained
+		} else {
+			cs.Text += " — not a cold cache: " + cs.Explained
+		}
+	}
+}
+
+// otherCauses are the window's diagnoses that raise TTFT without a cold
+// cache, in words.
+func otherCauses(s *sources.Snapshot) []string {
+	d := &s.Diagnosis
+	var out []string
+	for _, l := range d.Capacity.Transfer.Links {
+		if l.Queued {
+			out = append(out, l.Name+"'s KV transfers queue behind each other ("+Num(l.InFlight.Value)+" in flight on average)")
+		}
+	}
+	for _, st := range d.Stalls {
+		out = append(out, st.Name+": "+st.Kind)
+	}
+	for _, p := range []sources.PoolLoad{d.Capacity.Prefill, d.Capacity.Decode} {
+		if u := p.Utilisation; u.Present && !p.LowerBound && u.Value >= d.Capacity.TargetUtil {
+			what := "at " + Pct(u.Value) + " of its sustained rate"
+			if u.Value >= 1 {
+				what = "over capacity (" + Pct(u.Value) + " of its sustained rate)"
+			}
+			out = append(out, p.Role.String()+" pool "+what)
+		}
 	}
 	return out
 }

@@ -49,6 +49,7 @@ func Run(s *sources.Snapshot) {
 	d.Admission = admission(s, th)
 	d.Capacity = capacity(s)
 	d.Stalls = stalls(s, th)
+	explainBursts(s)
 	d.Findings = findings(s, th)
 }
 

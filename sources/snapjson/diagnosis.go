@@ -98,7 +98,11 @@ type ColdStart struct {
 	Unit   string    `json:"unit"`
 	First  *float64  `json:"first"`
 	Steady *float64  `json:"steady"`
-	Text   string    `json:"text"`
+	// ColdCache is false for a burst whose hit ratio held or rose.
+	ColdCache bool `json:"cold_cache"`
+	// ExplainedBy names other diagnoses behind a burst's TTFT rise.
+	ExplainedBy string `json:"explained_by"`
+	Text        string `json:"text"`
 }
 
 // Admission is offered → admitted → completed → goodput, requests per
@@ -182,7 +186,8 @@ func diagnosis(s *sources.Snapshot) Diagnosis {
 	}
 	for _, cs := range c.ColdStarts {
 		out.Capacity.ColdStarts = append(out.Capacity.ColdStarts, ColdStart{Kind: cs.Kind, Name: cs.Name, At: cs.At.UTC(),
-			Metric: cs.Metric, Unit: cs.Unit, First: num(cs.First), Steady: num(cs.Steady), Text: cs.Text})
+			Metric: cs.Metric, Unit: cs.Unit, First: num(cs.First), Steady: num(cs.Steady), ColdCache: cs.Cold,
+			ExplainedBy: cs.Explained, Text: cs.Text})
 	}
 	a := &d.Admission
 	out.Admission = Admission{GatewayCounters: a.Present, OfferedPerSecond: value(a.Offered),
