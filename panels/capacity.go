@@ -264,7 +264,7 @@ func admissionLines(s *sources.Snapshot) []string {
 	}
 	out := []string{flow}
 	if g := a.Goodput; g.Present {
-		l := "goodput " + rangePct(g.Share) + " of completions meet TTFT ≤ " + secs(g.SLOTTFT) + " and ITL ≤ " + secs(g.SLOITL)
+		l := "goodput " + goodputShare(g)
 		if g.Rate.Present {
 			l += " = " + rangeNum(g.Rate) + " req/s"
 		}

@@ -1,6 +1,7 @@
 package panels
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -35,5 +36,42 @@ func TestCapacityViewSaysOverNotNegative(t *testing.T) {
 		if strings.Contains(v, bad) {
 			t.Errorf("shows %q:\n%s", bad, v)
 		}
+	}
+}
+
+// TestGoodputNamesTheBucket: goodput whose ITL SLO falls between buckets
+// far apart is given at those bucket bounds, where each figure is exact,
+// and the short form names the bucket; narrow bounds keep the range.
+func TestGoodputNamesTheBucket(t *testing.T) {
+	g := sources.Goodput{Present: true, SLOTTFT: 2, SLOITL: 0.05,
+		Share:      sources.Range{Present: true, Lo: 0.032, Est: 0.4, Hi: 0.76},
+		TTFT:       sources.Range{Present: true, Lo: 0.95, Est: 0.95, Hi: 0.95},
+		ITL:        sources.Range{Present: true, Lo: 0.082, Est: 0.42, Hi: 0.76},
+		TTFTBucket: sources.SLOBucket{Present: true, Lo: 2, Hi: 2},
+		ITLBucket:  sources.SLOBucket{Present: true, Lo: 0.04, Hi: 0.06},
+		Rate:       sources.Range{Present: true, Lo: 0.56, Est: 7, Hi: 13}}
+	if got, want := goodputShort(g), "goodput 3.2–76% (ITL SLO 50ms in bucket 40ms–60ms)"; got != want {
+		t.Errorf("short %q, want %q", got, want)
+	}
+	if got, want := goodputShare(g), "≥3.2% of completions at ITL ≤ 40ms, ≤76% at ITL ≤ 60ms (SLO TTFT ≤ 2.00s, ITL ≤ 50ms; no bucket at ITL 50ms)"; got != want {
+		t.Errorf("long %q, want %q", got, want)
+	}
+	s := sampleSnapshot()
+	s.Diagnosis.Admission.Goodput = g
+	if l := goodputLine(s); !strings.HasPrefix(l, "goodput ≥3.2% of completions at ITL ≤ 40ms") || !strings.Contains(l, "0.56–13 req/s") {
+		t.Errorf("line %q", l)
+	}
+	// Beyond the top bucket: say there is no bucket above it.
+	g.ITLBucket = sources.SLOBucket{Present: true, Lo: 0.04, Hi: math.Inf(1)}
+	if got := goodputShare(g); !strings.Contains(got, "≤76% at any ITL (no bucket above 40ms)") {
+		t.Errorf("beyond the top bucket: %q", got)
+	}
+	// Narrow bounds: one range.
+	g.Share = sources.Range{Present: true, Lo: 0.92, Est: 0.93, Hi: 0.95}
+	if got := goodputShort(g); got != "goodput 92–95%" {
+		t.Errorf("narrow short %q", got)
+	}
+	if got := goodputShare(g); got != "92–95% of completions (TTFT ≤ 2.00s, ITL ≤ 50ms)" {
+		t.Errorf("narrow long %q", got)
 	}
 }

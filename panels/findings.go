@@ -26,26 +26,26 @@ func rangePct(r sources.Range) string {
 	return strings.TrimSuffix(lo, "%") + "–" + hi
 }
 
-// goodputText is "goodput 92–95%" of completions meeting the SLO, or ""
-// when the snapshot has no latency histograms.
+// goodputText is "goodput 92–95%" of completions meeting the SLO (with
+// the bucket to blame when the bounds are wide: goodputShort), or "" when
+// the snapshot has no latency histograms.
 func goodputText(s *sources.Snapshot) string {
 	g := s.Diagnosis.Admission.Goodput
 	if !g.Present {
 		return ""
 	}
-	return "goodput " + rangePct(g.Share)
+	return goodputShort(g)
 }
 
 // goodputLine is goodput with its SLO and rate, and the rejected share:
 // "goodput 92–95% of completions (TTFT ≤ 2s, ITL ≤ 50ms) · 5.4–5.6 req/s ·
-// rejected 1.2%".
+// rejected 1.2%" (wide bounds: goodputShare).
 func goodputLine(s *sources.Snapshot) string {
 	g := s.Diagnosis.Admission.Goodput
 	if !g.Present {
 		return ""
 	}
-	parts := []string{"goodput " + rangePct(g.Share) + " of completions (TTFT ≤ " + secs(g.SLOTTFT) +
-		", ITL ≤ " + secs(g.SLOITL) + ")"}
+	parts := []string{"goodput " + goodputShare(g)}
 	if g.Rate.Present {
 		parts = append(parts, rangeNum(g.Rate)+" req/s")
 	}

@@ -54,3 +54,29 @@ func (q Quantiles) ShareAtMost(x float64) Range {
 }
 
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+// BucketAround returns the bucket bounds either side of x — the bounds at
+// which ShareAtMost(x)'s Lo and Hi are exact shares: Lo is the highest
+// bound ≤ x (0 below the first bucket), Hi the lowest bound above x
+// (+Inf when x lies beyond the highest finite bound). Lo = Hi = x when x
+// is itself a bound. Present is false without buckets.
+func (q Quantiles) BucketAround(x float64) SLOBucket {
+	bs := q.Buckets
+	if len(bs) == 0 || math.IsNaN(x) {
+		return SLOBucket{}
+	}
+	prev := 0.0
+	if bs[0].UpperBound < 0 {
+		prev = math.Inf(-1)
+	}
+	for _, b := range bs {
+		if b.UpperBound == x {
+			return SLOBucket{Present: true, Lo: x, Hi: x}
+		}
+		if b.UpperBound > x {
+			return SLOBucket{Present: true, Lo: prev, Hi: b.UpperBound}
+		}
+		prev = b.UpperBound
+	}
+	return SLOBucket{Present: true, Lo: prev, Hi: math.Inf(1)}
+}

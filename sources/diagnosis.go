@@ -268,8 +268,22 @@ type Goodput struct {
 	TTFT, ITL Range
 	// SLOTTFT and SLOITL are the thresholds (seconds).
 	SLOTTFT, SLOITL float64
+	// TTFTBucket and ITLBucket are the histogram bucket bounds either side
+	// of each threshold (seconds): TTFT.Lo is the share at TTFT ≤
+	// TTFTBucket.Lo, TTFT.Hi the share at TTFT ≤ TTFTBucket.Hi, and so for
+	// ITL. A threshold between two far-apart bounds is what widens Share.
+	TTFTBucket, ITLBucket SLOBucket
 	// Method names the histograms used.
 	Method string
+}
+
+// SLOBucket is the histogram bucket a threshold falls in (seconds): Lo is
+// the highest bucket bound at or below it (0 below the first bucket), Hi
+// the lowest above it (+Inf beyond the highest finite bound); Lo = Hi
+// when the threshold is a bound, so the share is exact.
+type SLOBucket struct {
+	Present bool
+	Lo, Hi  float64
 }
 
 // Stall is a transfer stall (work waiting in a transfer or prealloc queue

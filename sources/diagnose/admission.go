@@ -99,6 +99,12 @@ func goodput(s *sources.Snapshot, th sources.Thresholds, completed sources.Readi
 	itl, ip := latencyDist(s, sources.SigITL)
 	g.TTFT = ttft.ShareAtMost(th.SLOTTFT)
 	g.ITL = itl.ShareAtMost(th.SLOITL)
+	if g.TTFT.Present {
+		g.TTFTBucket = ttft.BucketAround(th.SLOTTFT)
+	}
+	if g.ITL.Present {
+		g.ITLBucket = itl.BucketAround(th.SLOITL)
+	}
 	switch {
 	case g.TTFT.Present && g.ITL.Present:
 		a, b := g.TTFT, g.ITL

@@ -127,7 +127,26 @@ type Goodput struct {
 	ITLShare       *Range  `json:"itl_share"`
 	SLOTTFTSeconds float64 `json:"slo_ttft_seconds"`
 	SLOITLSeconds  float64 `json:"slo_itl_seconds"`
-	Method         string  `json:"method"`
+	// TTFTBucketSeconds and ITLBucketSeconds are the histogram bucket
+	// bounds either side of each SLO: ttft_share.lo is exact at TTFT ≤
+	// lo, ttft_share.hi at TTFT ≤ hi (hi null = no bucket above lo).
+	TTFTBucketSeconds *BucketBounds `json:"ttft_bucket_seconds"`
+	ITLBucketSeconds  *BucketBounds `json:"itl_bucket_seconds"`
+	Method            string        `json:"method"`
+}
+
+// BucketBounds are the histogram bucket bounds around an SLO (seconds);
+// Hi is null when the SLO lies beyond the highest finite bound.
+type BucketBounds struct {
+	Lo *float64 `json:"lo"`
+	Hi *float64 `json:"hi"`
+}
+
+func bucketBounds(b sources.SLOBucket) *BucketBounds {
+	if !b.Present {
+		return nil
+	}
+	return &BucketBounds{Lo: num(b.Lo), Hi: num(b.Hi)}
 }
 
 // Range is an estimate between bounds.
@@ -200,7 +219,8 @@ func diagnosis(s *sources.Snapshot) Diagnosis {
 	if g := a.Goodput; g.Present {
 		out.Admission.Goodput = &Goodput{Share: rangeOf(g.Share), PerSecond: rangePtr(g.Rate),
 			TTFTShare: rangePtr(g.TTFT), ITLShare: rangePtr(g.ITL), SLOTTFTSeconds: g.SLOTTFT,
-			SLOITLSeconds: g.SLOITL, Method: g.Method}
+			SLOITLSeconds: g.SLOITL, TTFTBucketSeconds: bucketBounds(g.TTFTBucket), ITLBucketSeconds: bucketBounds(g.ITLBucket),
+			Method: g.Method}
 	}
 	for _, st := range d.Stalls {
 		out.Stalls = append(out.Stalls, Stall{Kind: st.Kind, Target: st.ID, Name: st.Name, Role: st.Role.String(),

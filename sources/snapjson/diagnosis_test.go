@@ -58,6 +58,9 @@ func TestDiagnosisInTheDocument(t *testing.T) {
 	if hi := g["share"].(map[string]any)["hi"].(float64); hi >= 0.99 || g["slo_ttft_seconds"].(float64) != 2 {
 		t.Errorf("goodput %v", g)
 	}
+	if b, ok := g["itl_bucket_seconds"].(map[string]any); !ok || !(b["lo"].(float64) <= 0.05) {
+		t.Errorf("goodput ITL bucket %v", g["itl_bucket_seconds"])
+	}
 	if r := adm["rejected_per_second"].(map[string]any)["429"]; r == nil {
 		t.Errorf("no 429s: %v", adm)
 	}
@@ -80,14 +83,18 @@ func TestDiagnosisOddValues(t *testing.T) {
 				{Name: "q", Busy: sources.Reading{Present: true, Value: 1}, InFlight: sources.Reading{Present: true, Value: 3.3},
 					Queued: true, Headroom: sources.Reading{Present: true}}}},
 			ColdStarts: []sources.ColdStart{{Kind: "burst", Name: "fleet", At: time.Unix(5, 0), First: nan, Steady: 1}}},
-		Admission: sources.Admission{Goodput: sources.Goodput{Present: true, Share: sources.Range{Present: true, Lo: nan, Est: 0.5, Hi: 1}}},
-		Stalls:    []sources.Stall{{Kind: "transfer stall", ID: "d", Name: "d", Role: sources.RoleDecode, Since: time.Unix(1, 0), For: 9 * time.Second, Queued: 3}},
-		Findings:  []sources.Finding{{Severity: sources.SevCrit, Kind: "transfer-stall", Name: "d", Text: "d: transfer stall"}},
+		Admission: sources.Admission{Goodput: sources.Goodput{Present: true, Share: sources.Range{Present: true, Lo: nan, Est: 0.5, Hi: 1},
+			ITLBucket: sources.SLOBucket{Present: true, Lo: 5, Hi: math.Inf(1)}}},
+		Stalls:   []sources.Stall{{Kind: "transfer stall", ID: "d", Name: "d", Role: sources.RoleDecode, Since: time.Unix(1, 0), For: 9 * time.Second, Queued: 3}},
+		Findings: []sources.Finding{{Severity: sources.SevCrit, Kind: "transfer-stall", Name: "d", Text: "d: transfer stall"}},
 	}
 	m := validate(t, schema(t), s)
 	st := m["diagnosis"].(map[string]any)["stalls"].([]any)[0].(map[string]any)
 	if st["seconds"].(float64) != 9 || st["kind"] != "transfer stall" {
 		t.Errorf("stall %v", st)
+	}
+	if b := m["diagnosis"].(map[string]any)["admission"].(map[string]any)["goodput"].(map[string]any)["itl_bucket_seconds"].(map[string]any); b["lo"] != 5.0 || b["hi"] != nil {
+		t.Errorf("ITL bucket beyond the top bound: %v", b)
 	}
 	q := m["diagnosis"].(map[string]any)["capacity"].(map[string]any)["transfer"].(map[string]any)["links"].([]any)[1].(map[string]any)
 	if q["busy_ratio"] != 1.0 || q["in_flight_mean"] != 3.3 || q["queued"] != true || q["headroom_bytes_per_second"] != 0.0 {
