@@ -175,7 +175,7 @@ func linkRow(l sources.LinkLoad, m *marks) []cell {
 		if l.InFlight.Present {
 			busy.text = "100%! ×" + num(l.InFlight.Value)
 		}
-		m.note("! KV transfers queue behind each other: util capped at 100%, ×N = transfers in flight on average")
+		m.note("! KV transfers queue: util capped at 100%, ×N in flight on average")
 	case l.Busy.Present && l.Busy.Value >= 0.5:
 		busy.tone = toneWarn
 	}

@@ -27,7 +27,7 @@ func TestCapacityViewSaysOverNotNegative(t *testing.T) {
 		}}}
 	v := CapacityView(s, themes.NewStyles(themes.Mono()), 160, 40)
 	for _, want := range []string{"100%! ×3.3", "none", "over 1.4k", "25%", "1.8GB",
-		"! KV transfers queue behind each other: util capped at 100%", "over X: offered exceeds sustained by X"} {
+		"! KV transfers queue: util capped at 100%, ×N in flight", "over X: offered exceeds sustained by X"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("missing %q:\n%s", want, v)
 		}

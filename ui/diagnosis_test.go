@@ -30,7 +30,7 @@ func TestScenarioVerdictsOnScreen(t *testing.T) {
 		{sim.ScenarioDecodeSaturation, sim.GatewaySMG, 200,
 			[]string{"pool over capacity", "goodput"}, []string{"decode @ITL", "!", "429", "goodput"}},
 		{sim.ScenarioCongestedLink, sim.GatewaySMG, 120,
-			[]string{"! prefill-0 KV transfers queue"}, []string{"KV prefill-0", "! KV transfers queue behind each other"}},
+			[]string{"! prefill-0 KV transfers queue"}, []string{"KV prefill-0", "100%! ×", "in flight on average (they queue behind each other)", "not a cold cache: prefill-0's KV transfers queue"}},
 		{sim.ScenarioAnnouncement, sim.GatewaySMG, 100,
 			nil, []string{"cold start: burst", "TTFT p99"}},
 	}
