@@ -333,14 +333,16 @@ func (e *evidence) historySinceRestart(w *sources.WorkerView) (sources.HitRatio,
 	if st <= 0 {
 		return sources.HitRatio{}, false
 	}
-	h := sources.HitRatio{Unit: "tokens", Since: last.Time, Source: "cached ÷ prompt tokens per step, since the restart"}
 	ratio, hit, total := windowHit(e.s, w, last.Time, e.s.Time.Add(coldAfter), st)
-	if total > 0 && finite(ratio) {
-		sec := st.Seconds()
-		h.Hit, h.Total = hit*sec, total*sec
-		h.Present = h.Total >= sources.MinTokensSinceRestart
-		h.Ratio = ratio
+	if total <= 0 || !finite(ratio) {
+		// No token history to count from (or no traffic yet): unknown,
+		// so the worker keeps its own figure.
+		return sources.HitRatio{}, false
 	}
+	sec := st.Seconds()
+	h := sources.HitRatio{Unit: "tokens", Since: last.Time, Source: "cached ÷ prompt tokens per step, since the restart",
+		Hit: hit * sec, Total: total * sec, Ratio: ratio}
+	h.Present = h.Total >= sources.MinTokensSinceRestart
 	return h, true
 }
 
