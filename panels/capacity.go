@@ -54,6 +54,9 @@ func drawCapacity(c *drawCtx) []string {
 	s, m := c.s, &c.m
 	d := &s.Diagnosis
 	cp := &d.Capacity
+	if len(s.Workers) == 0 {
+		return message(c, emptyFleet(c, "no workers"))
+	}
 	if !cp.Prefill.Present && !cp.Decode.Present && !cp.Transfer.Present {
 		return message(c, "no worker throughput yet: capacity needs prompt and output token counters")
 	}

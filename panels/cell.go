@@ -108,8 +108,12 @@ func (m *marks) legendLine(st *themes.Styles, w int) string {
 }
 
 // stateCell is the word for a target's scrape health: empty when up,
-// "STALE 12s", "DOWN" or "PENDING" otherwise.
+// "STALE 12s", "DOWN", "NOT SGLANG" (it answers, but with no SGLang or
+// gateway metrics) or "PENDING" otherwise.
 func stateCell(ts *sources.TargetStatus) cell {
+	if notSGLang(ts) {
+		return toned("NOT SGLANG", toneCrit)
+	}
 	switch ts.Health {
 	case sources.Up:
 		if ts.Slow {
@@ -122,6 +126,12 @@ func stateCell(ts *sources.TargetStatus) cell {
 		return toned("DOWN", toneCrit)
 	}
 	return toned("PENDING", toneMuted)
+}
+
+// notSGLang reports whether a target never gave data and its last scrape
+// answered with another exporter's metrics (sources.ErrNoMetrics).
+func notSGLang(ts *sources.TargetStatus) bool {
+	return ts.Health == sources.Down && ts.LastError != nil && ts.LastError.Class == sources.ErrNoMetrics
 }
 
 // hasData reports whether a target's values can be shown (up, or stale with

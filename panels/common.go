@@ -50,15 +50,25 @@ func poolState(p *sources.PoolView) cell {
 	return muted(s)
 }
 
-// message is a one-line body (e.g. "no decode workers in this fleet"),
-// centred vertically.
+// message is a short body (e.g. "no decode workers in this fleet"),
+// centred, wrapped at spaces when wider than the panel.
 func message(c *drawCtx, text string) []string {
 	if c.print {
 		return []string{paint(c.st, toneMuted, text)}
 	}
 	lines := make([]string, c.h)
-	if c.h > 0 {
-		lines[(c.h-1)/2] = paint(c.st, toneMuted, center(text, c.w))
+	wrapped := []string{text}
+	if width(text) > c.w {
+		wrapped = splitWords(text, c.w)
+	}
+	top := (c.h - 1) / 2
+	if len(wrapped) > 1 {
+		top = max(0, (c.h-len(wrapped))/2)
+	}
+	for i, l := range wrapped {
+		if top+i < c.h {
+			lines[top+i] = paint(c.st, toneMuted, center(l, c.w))
+		}
 	}
 	return block(lines, c.w, c.h)
 }

@@ -68,7 +68,11 @@ func drawDecode(c *drawCtx) []string {
 	if len(all) > 0 {
 		parts = append(parts, selectablePart(c, t, 0))
 	} else {
-		parts = append(parts, linesPart([]string{paint(c.st, toneMuted, "no decode workers in this fleet")}, 1, 0, false))
+		var ls []string
+		for _, l := range splitWords(emptyFleet(c, "no decode workers"), c.w) {
+			ls = append(ls, paint(c.st, toneMuted, l))
+		}
+		parts = append(parts, linesPart(ls, 1, 0, false))
 	}
 	if len(s.Gateways) > 0 {
 		p := fixedTablePart(c, admissionTable(s, m, th), 0)

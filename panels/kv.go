@@ -15,7 +15,7 @@ func drawKV(c *drawCtx) []string {
 	pre, ppool := prefillSide(s)
 	dec, dpool := decodeSide(s)
 	if len(pre)+len(dec) == 0 {
-		return message(c, "no workers in this fleet")
+		return message(c, emptyFleet(c, "no workers"))
 	}
 	allPre, allDec := pre, dec // charts show the pools, not the filtered rows
 	pre, dec = c.keep(pre), c.keep(dec)

@@ -13,7 +13,7 @@ func drawPrefill(c *drawCtx) []string {
 	s, m := c.s, &c.m
 	ws, pool := prefillSide(s)
 	if len(ws) == 0 {
-		return message(c, "no prefill workers in this fleet")
+		return message(c, emptyFleet(c, "no prefill workers"))
 	}
 	ws = c.keep(ws)
 	th := s.Thresholds.WithDefaults()

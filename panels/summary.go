@@ -216,10 +216,15 @@ func refreshState(s *sources.Snapshot, st SummaryState) (string, tone) {
 	return "live " + span(iv), toneOK
 }
 
-// notUp summarises targets that are not up: "1 STALE", "2 DOWN, 1 STALE".
+// notUp summarises targets that are not up: "1 STALE", "2 DOWN, 1 STALE",
+// "1 NOT SGLANG" (answers with another exporter's metrics).
 func notUp(s *sources.Snapshot) string {
-	var stale, down, pending int
+	var stale, down, notSG, pending int
 	for i := range s.Targets {
+		if notSGLang(&s.Targets[i]) {
+			notSG++
+			continue
+		}
 		switch s.Targets[i].Health {
 		case sources.Stale:
 			stale++
@@ -240,6 +245,7 @@ func notUp(s *sources.Snapshot) string {
 		out += strconv.Itoa(n) + " " + w
 	}
 	add(down, "DOWN")
+	add(notSG, "NOT SGLANG")
 	add(stale, "STALE")
 	add(pending, "PENDING")
 	return out

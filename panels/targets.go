@@ -228,7 +228,7 @@ func generation(ts *sources.TargetStatus, m *marks) cell {
 		return muted(clean(ts.Generation, 30))
 	}
 	if ts.Health == sources.Up || ts.Health == sources.Stale {
-		m.note("? no known SGLang or gateway metrics")
+		m.note("? no SGLang or gateway metrics yet (empty body)")
 		return toned("?", toneWarn)
 	}
 	return cell{}

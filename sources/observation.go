@@ -96,6 +96,9 @@ const (
 	ErrNetwork  ErrorClass = "network"  // other transport errors (reset, unreachable)
 	ErrConfig   ErrorClass = "config"   // bad URL, unsupported scheme, blocked address
 	ErrOther    ErrorClass = "other"
+	// ErrNoMetrics: a well-formed body with none of an SGLang worker's or
+	// gateway's families (another exporter's: wrong port or path).
+	ErrNoMetrics ErrorClass = "no-metrics"
 )
 
 // ScrapeError is a classified scrape failure. Message is sanitised and

@@ -80,7 +80,7 @@ func TestEveryFaultClassOnScreen(t *testing.T) {
 		{name: "login", handler: status(200, "<!doctype html><html><head><title>Sign in</title></head></html>"), class: "html 200", message: "got HTML (login page?), HTTP 200: Sign in"},
 		{name: "huge", handler: status(200, strings.Repeat("sglang:num_running_reqs 1\n", 200)), class: "oversize 200", message: "body over 4 KiB after decompression"},
 		{name: "garbage", handler: status(200, "# TYPE sglang:num_running_reqs gauge\nsglang:num_running_reqs{model_name=\"m\" 3\n"), class: "parse", message: `line 2: `},
-		{name: "nonsense", handler: status(200, "hello world\nthis is not { metrics\n"), class: "up", message: "no known SGLang or gateway metrics in this body"},
+		{name: "nonsense", handler: status(200, "hello world\nthis is not { metrics\n"), class: "no-metrics", message: "no known SGLang or gateway metrics at this URL — wrong port or path?"},
 		{name: "oneline", handler: status(200, goodBody+hostile+"\n"), class: "up", message: `1 unusable line, first at line 5`},
 	}
 	var targets []sources.Target

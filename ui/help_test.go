@@ -102,3 +102,27 @@ func TestEveryKeyInHelpWorks(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyBurstsAreEveryKey: keys typed faster than the terminal is read
+// arrive as one message ("]]", "/dec"); each rune acts as its own key, and
+// once "/" opens the filter the rest is its text.
+func TestKeyBurstsAreEveryKey(t *testing.T) {
+	r := newFleetRun(t, sim.Config{Seed: 3, Prefill: 2, Decode: 2, Replicas: 1, Scenario: "steady"})
+	r.advance(5)
+	m := New(Config{Backend: &staticBackend{st: r.store, now: r.now}, Interval: time.Second, Window: time.Minute,
+		Styles: themes.NewStyles(themes.Mono())})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	one := New(Config{Backend: &staticBackend{st: r.store, now: r.now}, Interval: time.Second, Window: time.Minute,
+		Styles: themes.NewStyles(themes.Mono())})
+	one.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(keyMsg("]]"))
+	one.Update(keyMsg("]"))
+	one.Update(keyMsg("]"))
+	if m.cfg.Window != one.cfg.Window || m.cfg.Window <= 2*time.Minute {
+		t.Fatalf("']]' as one message: window %s, two ']' keys: %s", m.cfg.Window, one.cfg.Window)
+	}
+	m.Update(keyMsg("/dec"))
+	if !m.editing || m.input.Value() != "dec" {
+		t.Fatalf("'/dec' as one message: editing %v, filter text %q", m.editing, m.input.Value())
+	}
+}

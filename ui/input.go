@@ -8,6 +8,26 @@ import (
 	"github.com/pdtop/pdtop/themes"
 )
 
+// keyBurst handles a key message. Keys typed faster than the terminal is
+// read (a held j, fast typing, SSH bundling keystrokes) arrive as one
+// message with several runes ("jj"), which no binding matches: each rune
+// is handled as its own key, in order, so "/" then "dec" still types into
+// the filter. A paste stays one message (only the filter takes text).
+func (m *Model) keyBurst(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.editing {
+		return m.handleKey(msg)
+	}
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		if m.editing { // the rest is the filter's text
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:], Alt: msg.Alt}))
+			break
+		}
+		cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+	}
+	return tea.Batch(cmds...)
+}
+
 // handleKey routes a key by view: the filter being typed takes every key;
 // the help overlay only closes; the drill-down and the dashboard have
 // their own keys, the app's first and then the focused panel's.

@@ -153,7 +153,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyMsg:
 		m.note = ""
-		return m, m.handleKey(msg)
+		return m, m.keyBurst(msg)
 	case tea.MouseMsg:
 		return m, m.handleMouse(msg)
 	case detailMsg:

@@ -42,7 +42,7 @@ func DefaultReplayKeyMap() ReplayKeyMap {
 		FwdLong:   key.NewBinding(key.WithKeys("shift+right", ">"), key.WithHelp("⇧→ or >", "forward 1m")),
 		Faster:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster (×2)")),
 		Slower:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "slower (÷2)")),
-		ToStart:   key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "back to the start")),
+		ToStart:   key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "back to the start")),
 		SeekHints: key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "seek")),
 	}
 }
@@ -182,7 +182,7 @@ func (m *Model) progressLine() string {
 			}
 			right += "  " + st.Warn.Render("file "+d+": stops here")
 		case pr.Ended:
-			right += "  end of recording (home: start over)"
+			right += "  end of recording (0: start over)"
 		case pr.Seeking:
 			right += "  rebuilding history…"
 		}

@@ -237,10 +237,15 @@ func TestReplayKeys(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "end of recording") {
 		t.Errorf("end not shown:\n%s", v)
 	}
-	key("home")
+	key("home") // the panels' first row, not the recording's start
+	step()
+	if pr := p.Progress(); pr.Pos.Equal(pr.Start) {
+		t.Errorf("home went back to the start of the recording")
+	}
+	key("0")
 	step()
 	if pr := p.Progress(); !pr.Pos.Equal(pr.Start) {
-		t.Errorf("home: %v", pr.Pos.Sub(pr.Start))
+		t.Errorf("0: %v", pr.Pos.Sub(pr.Start))
 	}
 	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
 	if v := m.View(); !strings.Contains(v, "back 1m") || !strings.Contains(v, "faster") || !strings.Contains(v, "pause playback") {

@@ -42,6 +42,8 @@ func scenarioHelp() string {
 		fmt.Fprintf(&b, "  %-18s %s\n", sc.Name, sc.Description)
 	}
 	b.WriteString("The cycle skips replica-skew with one gateway replica (--replicas 2 plays it).\n" +
+		"The default gateway, smg, exposes no predicted prefix hits (as the real one): --gateway-gen legacy\n" +
+		"or 2026 shows the router's prediction beside the workers' actual hits.\n" +
 		"While it runs, the footer names the scenario and ? says what to look for.\n")
 	return b.String()
 }
@@ -167,6 +169,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		}
 		heading := fmt.Sprintf("Demo scenario: %s (%s in)", name, fmtClock(at))
 		text := i.Description + ".\nWhat to look for: " + i.Signature + "."
+		if sf.gateway == sim.GatewaySMG && strings.Contains(i.Signature, "predict") {
+			text += "\nThis demo's gateway is smg, which exposes no prediction (as the real one does not): " +
+				"restart with --gateway-gen legacy or 2026 to see the router's side of the cache gap."
+		}
 		if sf.scenario == "cycle" {
 			text += "\nThe demo cycles through every scenario ('pdtop demo -h' lists them; --scenario NAME plays one)."
 		}

@@ -130,3 +130,22 @@ func TestTimeoutLongerThanIntervalIsRefused(t *testing.T) {
 		t.Errorf("default timeout for a 200ms interval: %v (%v)", v.timeout, err)
 	}
 }
+
+// TestTargetsBehindOneProxyGetDistinctNames: two workers at one host:port
+// (a proxy routing by path) are told apart by their path.
+func TestTargetsBehindOneProxyGetDistinctNames(t *testing.T) {
+	tf := targetFlags{prefill: urlList{"http://127.0.0.1:8080/p0/metrics", "http://127.0.0.1:8080/p1/metrics"},
+		decode: urlList{"http://127.0.0.1:9090"}}
+	f := &fleet{}
+	if err := tf.addTo(f); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tg := range f.targets {
+		names = append(names, tg.Name)
+	}
+	want := []string{"127.0.0.1:8080/p0/metrics", "127.0.0.1:8080/p1/metrics", "127.0.0.1:9090"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Fatalf("names %q, want %q", names, want)
+	}
+}

@@ -32,7 +32,7 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 
 Plays a recording made with 'pdtop record' or --record through the same
 pipeline as live scraping. Keys: p pause, ←/→ seek 10s, ⇧←/⇧→ (or < >) 1m,
-+/- speed, home start over; the rest as in the live dashboard.
++/- speed, 0 start over; the rest as in the live dashboard.
 
 `)
 		fs.PrintDefaults()

@@ -68,7 +68,8 @@ const snapshotUsage = `Usage: pdtop snapshot [target flags] [flags]
 
 Scrapes the targets for --window, then prints the six panels as plain text
 (for tickets) or as JSON (for scripts; schema in docs/snapshot.schema.json),
-and exits. Exits 1 with the reasons when no target answered.
+and exits. Exits 1 with the reasons when no target answered (as soon as
+every target has failed its first 3 scrapes).
 
 `
 
@@ -182,6 +183,8 @@ var errNoTarget = errors.New("no target answered")
 // Rounds keep their schedule: a target whose previous scrape is still
 // running is marked slow for that round, not waited for, so the whole run
 // takes the window plus at most one timeout, however slow the targets.
+// When no target has ever answered and each has failed its first
+// giveUpAfter scrapes, it stops early with the error.
 func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snapshot, error) {
 	vf := viewFlags{interval: f.interval, timeout: f.timeout, window: f.window}
 	live, _, err := fl.backend(vf, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
@@ -198,6 +201,8 @@ func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snap
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	busy := map[string]bool{}
+	tries := map[string]int{} // finished scrapes per job key (target ID)
+	gaveUp := false
 	for i := 0; i < rounds; i++ {
 		if wait := time.Until(start.Add(time.Duration(i) * f.interval)); wait > 0 {
 			select {
@@ -205,6 +210,14 @@ func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snap
 			case <-ctx.Done():
 				wg.Wait()
 				return nil, ctx.Err()
+			}
+		}
+		if i >= giveUpAfter && !gaveUp {
+			mu.Lock()
+			gaveUp = allFailing(live.Snapshot(f.window), tries)
+			mu.Unlock()
+			if gaveUp {
+				break
 			}
 		}
 		for _, j := range live.Round() {
@@ -224,6 +237,7 @@ func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snap
 				j.Run(c)
 				mu.Lock()
 				delete(busy, j.Key)
+				tries[j.Key]++
 				mu.Unlock()
 			}(j)
 		}
@@ -240,9 +254,34 @@ func collectSnapshot(ctx context.Context, fl *fleet, f snapFlags) (*sources.Snap
 		}
 	}
 	if answered == 0 {
+		if gaveUp {
+			return nil, fmt.Errorf("%w: the first %d scrapes of every target failed (stopped after %s of the %s window):\n%s",
+				errNoTarget, giveUpAfter, span(time.Since(start)), span(f.window), strings.Join(why, "\n"))
+		}
 		return nil, fmt.Errorf("%w in %s:\n%s", errNoTarget, f.window, strings.Join(why, "\n"))
 	}
 	return snap, nil
+}
+
+// giveUpAfter is how many failed scrapes of every target, none of which
+// ever answered, end pdtop snapshot before its window: waiting longer
+// would only delay the same error.
+const giveUpAfter = 3
+
+// allFailing reports whether no target of snap has ever answered and each
+// has failed at least giveUpAfter finished scrapes (tries, by target ID).
+// A target still pending (a scrape that has not finished, a worker just
+// discovered) keeps the window going.
+func allFailing(snap *sources.Snapshot, tries map[string]int) bool {
+	if len(snap.Targets) == 0 {
+		return false
+	}
+	for _, t := range snap.Targets {
+		if !t.LastSuccess.IsZero() || t.LastError == nil || tries[t.ID] < giveUpAfter {
+			return false
+		}
+	}
+	return true
 }
 
 // textWidth is --width, else the terminal's, else 120.

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -160,10 +161,28 @@ func (t *targetFlags) addTo(f *fleet) error {
 			}
 		}
 	}
+	uniqueNames(f.targets)
 	if len(f.targets) == 0 {
 		return fmt.Errorf("no targets: give --gateway URL (its workers are discovered), --prefill/--decode/--worker URLs, or --config FILE (or run 'pdtop demo')")
 	}
 	return nil
+}
+
+// uniqueNames tells apart targets that share a host:port (one proxy in
+// front of several workers, by path): their rows are named host:port/path.
+// Gateways still match workers by host:port (Target.Key).
+func uniqueNames(ts []sources.Target) {
+	n := map[string]int{}
+	for _, t := range ts {
+		n[t.Name]++
+	}
+	for i := range ts {
+		if n[ts[i].Name] > 1 && ts[i].Role != sources.RoleGateway {
+			if u, err := url.Parse(ts[i].URL); err == nil {
+				ts[i].Name += u.EscapedPath()
+			}
+		}
+	}
 }
 
 // metricsURL completes a user-given address to a metrics URL: a missing

@@ -8,6 +8,7 @@
 package collect
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -156,7 +157,10 @@ func FromBody(res sources.ScrapeResult, body []byte, warnings []string, scrub fu
 
 // Process parses a raw /metrics body and maps it to an Observation. It is
 // the path shared by live scrapes, recordings and replays. A body with no
-// usable family at all is a parse error naming the first problem.
+// usable family at all is a parse error naming the first problem; a
+// non-empty body with no SGLang worker or gateway family (another
+// exporter's metrics) is an ErrNoMetrics error; an empty body is an
+// observation with no figures and a warning.
 func Process(body []byte) (*sources.Observation, *sources.ScrapeError) {
 	r := expo.Parse(body, expo.Options{Keep: schema.Wanted})
 	if len(r.Families) == 0 && r.Stats.ProblemCount > 0 {
@@ -173,10 +177,20 @@ func Process(body []byte) (*sources.Observation, *sources.ScrapeError) {
 	obs := schema.Map(r.Families, r.Declared)
 	obs.Stats = r.Stats
 	if obs.Engine == "" {
-		obs.Stats.Warnings = append(obs.Stats.Warnings, "no known SGLang or gateway metrics in this body")
+		if len(bytes.TrimSpace(body)) > 0 {
+			// Another exporter (node_exporter, an app's own /metrics):
+			// nothing pdtop shows can come from it, so it is not up.
+			return nil, &sources.ScrapeError{Class: sources.ErrNoMetrics, Message: NoMetricsMessage}
+		}
+		// An empty body: a freshly started SGLang worker in multiprocess
+		// mode that has served nothing may expose no family at all yet.
+		obs.Stats.Warnings = append(obs.Stats.Warnings, "empty body: no SGLang or gateway metrics yet (an idle worker that has served nothing exposes none)")
 	}
 	return obs, nil
 }
+
+// NoMetricsMessage is the ErrNoMetrics error's message.
+const NoMetricsMessage = "no known SGLang or gateway metrics at this URL — wrong port or path?"
 
 func quoteExcerpt(s string) string {
 	return "«" + strings.TrimSpace(s) + "»"

@@ -112,6 +112,8 @@ func TestErrorsNameTheFieldOrLine(t *testing.T) {
 		{"targets:\n  - url: http://w:1\n    tls_config:\n      ca: 1\n      cafile: x\n", "line 5: field cafile not found in this block"},
 		{"thresholds:\n  kv_usag: 1\n", "field kv_usag not found in thresholds"},
 		{"interval: often\n", "line 1: not a duration: want a number and a unit, e.g. 500ms, 1s, 2m"},
+		{"window: -1m\n", "line 1: a negative duration"},
+		{"gateways:\n\t- url: gw:29000\n", "a tab? YAML indents with spaces only"},
 		{"gateways:\n  - url: gw:29000\ninterval: fast\n", "line 3: not a duration"},
 		{"discovery:\n  max_targets: 5\n  interval: 5\n", "line 3: not a duration"},
 		{"targets: [\n", "line 1: did not find expected node content"},

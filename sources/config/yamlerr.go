@@ -30,7 +30,12 @@ func yamlError(err error, _ []byte) error {
 		}
 		return errors.New(strings.Join(msgs, "; "))
 	}
-	return errors.New(redactValue(strings.TrimPrefix(err.Error(), "yaml: ")))
+	msg := redactValue(strings.TrimPrefix(err.Error(), "yaml: "))
+	if strings.Contains(msg, "found character that cannot start any token") {
+		// Almost always a tab: YAML indents with spaces only.
+		msg += " (a tab? YAML indents with spaces only)"
+	}
+	return errors.New(msg)
 }
 
 // cannotUnmarshal matches yaml v2's "cannot unmarshal !!str `value` into"
@@ -59,6 +64,9 @@ func (d *duration) UnmarshalYAML(unmarshal func(any) error) error {
 		return nil
 	}
 	msg := "not a duration: want a number and a unit, e.g. 500ms, 1s, 2m"
+	if strings.HasPrefix(strings.TrimSpace(s), "-") {
+		msg = "a negative duration: want a positive one, e.g. 500ms, 1s, 2m"
+	}
 	var probe struct{}
 	var te *yaml.TypeError
 	if perr := unmarshal(&probe); errors.As(perr, &te) && len(te.Errors) > 0 {
