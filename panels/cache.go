@@ -187,7 +187,7 @@ func workerHitTable(s *sources.Snapshot, ws []*sources.WorkerView, pool *sources
 		if lb.tone == toneText {
 			lb.tone = toneMuted
 		}
-		cells := []cell{m.hitCell(w.Hit), verdictCell(verdictFor(s, w.ID), m), hitOf(w.Hit), lb, m.queueCell(w.Readings.Get(sources.SigWaiting), th)}
+		cells := []cell{m.hitCell(w.Hit), workerVerdictCell(w, verdictFor(s, w.ID), m), hitOf(w.Hit), lb, m.queueCell(w.Readings.Get(sources.SigWaiting), th)}
 		for i := range s.Gateways {
 			cells = append(cells, routerCell(w, s.Gateways[i].Name, m))
 		}

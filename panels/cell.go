@@ -233,7 +233,9 @@ func (m *marks) quantileText(v float64, beyond bool, unit string, f func(float64
 // latency formats a latency quantile in its unit.
 func latency(v float64, unit string) string { return inUnit(v, unit) }
 
-// ago formats how long before now t was ("3m ago"), or "" for a zero time.
+// ago formats how long before now an event at t was ("43s ago", "3m05s
+// ago"), or "" for a zero time: exact to the second, as the verdicts say
+// it (sources.FormatAge), so one restart never shows two ages.
 func ago(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -241,7 +243,7 @@ func ago(now, t time.Time) string {
 	if now.IsZero() || now.Before(t) {
 		return t.Format("15:04:05")
 	}
-	return since(now.Sub(t)) + " ago"
+	return age(now.Sub(t)) + " ago"
 }
 
 // queueCell is a queue length (requests), marked at or over the queue

@@ -76,7 +76,15 @@ func message(c *drawCtx, text string) []string {
 // hitCell is an actual hit ratio: the percentage, "idle" when no prompt
 // tokens arrived in the window (not 0 %), or the absent mark.
 func (m *marks) hitCell(h sources.HitRatio) cell {
-	if !h.Present {
+	if !h.Since.IsZero() {
+		// A restart inside the window: the figure counts the new process
+		// alone (sources.HitRatio.Since).
+		if !h.Present {
+			m.note(markPending + " hit: too few tokens since the restart")
+			return muted(markPending)
+		}
+		m.note(markRestart + " rows: hit since the restart")
+	} else if !h.Present {
 		return m.missing(h.Source)
 	}
 	if !sources.Finite(h.Ratio) || !sources.Finite(h.Total) {

@@ -66,7 +66,7 @@ func TestStateWordsNotColour(t *testing.T) {
 		{KVTransfer, []string{"~31ms", "12ms/48ms", "STALE 10s"}},
 		{DecodeAdmission, []string{"STALE 10s", "93%!", "4.5%"}},
 		{TokenCadence, []string{"ITL p50 36ms p99 120ms", "last 5m", "now"}},
-		{RestartsRetries, []string{"timeout", "10s ago", "new scheduler pid 4242", "3m ago"}},
+		{RestartsRetries, []string{"timeout", "10s ago", "new scheduler pid 4242", "3m13s ago"}},
 	}
 	for _, c := range checks {
 		v := render(c.id, s, 120, 40)

@@ -149,10 +149,19 @@ func (c *detailCtx) hitLines() []string {
 	if w.Hit.Present && w.Hit.Total > 0 {
 		act += " (" + num(w.Hit.Hit) + " of " + num(w.Hit.Total) + " " + unitShort(w.Hit.Unit) + ")"
 	}
+	if !w.Hit.Since.IsZero() {
+		act += " since the restart " + ago(c.s.Time, w.Hit.Since)
+		if !w.Hit.Present {
+			act += ": too few tokens (" + num(w.Hit.Total) + ")"
+		}
+	}
 	if w.Hit.Source != "" {
 		act += " from " + clean(w.Hit.Source, 80)
 	}
 	lines = append(lines, fit(act, c.iw))
+	if wh := w.HitWindow; !w.Hit.Since.IsZero() && wh.Present && wh.Total > 0 {
+		lines = append(lines, fit("window    "+hitSummary(wh)+" spanning the restart (old and new process)", c.iw))
+	}
 	hist := w.HitHistory
 	if c.d != nil && c.d.HitHistory != nil {
 		hist = c.d.HitHistory

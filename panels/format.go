@@ -134,29 +134,7 @@ func inUnit(v float64, unit string) string {
 }
 
 // age formats an elapsed time compactly: "12s", "3m05s", "2h10m", "4d".
-func age(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int64(d / time.Second)
-	switch {
-	case s < 60:
-		return strconv.FormatInt(s, 10) + "s"
-	case s < 3600:
-		m, r := s/60, s%60
-		if m >= 10 || r == 0 {
-			return strconv.FormatInt(m, 10) + "m"
-		}
-		return strconv.FormatInt(m, 10) + "m" + pad2(r) + "s"
-	case s < 86400:
-		h, m := s/3600, (s%3600)/60
-		if m == 0 || h >= 10 {
-			return strconv.FormatInt(h, 10) + "h"
-		}
-		return strconv.FormatInt(h, 10) + "h" + pad2(m) + "m"
-	}
-	return strconv.FormatInt(s/86400, 10) + "d"
-}
+func age(d time.Duration) string { return sources.FormatAge(d) }
 
 // since formats an age shown on a live screen, coarse enough that it does
 // not rewrite its line every second: exact below 10s, then 5s steps to a
@@ -187,11 +165,4 @@ func span(d time.Duration) string {
 		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
 	}
 	return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-}
-
-func pad2(v int64) string {
-	if v < 10 {
-		return "0" + strconv.FormatInt(v, 10)
-	}
-	return strconv.FormatInt(v, 10)
 }

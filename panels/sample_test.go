@@ -178,7 +178,10 @@ func sampleSnapshot() *sources.Snapshot {
 			sources.SigKVXferSpeed:   gaugeForm(6.2, "GB/s", "sglang:kv_transfer_speed_gb_s"),
 			sources.SigKVXferSize:    gaugeForm(40, "MB", "sglang:kv_transfer_total_mb"),
 		},
+		// Since the restart, as the store derives it (HitRatio.Since).
 		Hit: sources.HitRatio{Present: true, Ratio: 0.03, Hit: 2400, Total: 80000, Unit: "tokens",
+			Source: "cached_tokens_total / prompt_tokens_total, since the restart", Since: now.Add(-3*time.Minute - 13*time.Second)},
+		HitWindow: sources.HitRatio{Present: true, Ratio: 0.31, Hit: 0.31e6, Total: 1e6, Unit: "tokens",
 			Source: "cached_tokens_total / prompt_tokens_total"},
 		Router: []sources.RouterView{
 			router("gw-a", 1, 4.1, 1, 0),

@@ -66,6 +66,16 @@ func verdictCell(v *sources.HitVerdict, m *marks) cell {
 	return muted("no baseline")
 }
 
+// workerVerdictCell is verdictCell for a worker's row: a worker whose
+// scrapes fail shows its health ("stale", "down"), never a verdict drawn
+// from its last figures.
+func workerVerdictCell(w *sources.WorkerView, v *sources.HitVerdict, m *marks) cell {
+	if w.Health != sources.Up && (v != nil || w.Health != sources.Pending) {
+		return toned(w.Health.String(), toneWarn)
+	}
+	return verdictCell(v, m)
+}
+
 // verdictLines are the verdicts worth reading in full: large gaps with
 // their causes, then evidence seen before it moves the numbers (replicas
 // disagreeing, a restart), one line each.

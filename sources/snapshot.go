@@ -100,7 +100,18 @@ type HitRatio struct {
 	// Source names the formula's metrics, e.g.
 	// "cached_tokens_total / prompt_tokens_total".
 	Source string
+	// Since is zero for a figure over the whole window. For a worker that
+	// restarted inside the window it is the restart's time (the restart
+	// event's, TargetStatus.LastRestart): Hit and Total then count only
+	// the new process, and Present is false while Total is under
+	// MinTokensSinceRestart — too few tokens to say anything about a cold
+	// cache (shown as "n/a").
+	Since time.Time
 }
+
+// MinTokensSinceRestart is the fewest prompt tokens since a restart for
+// which a worker's since-restart hit ratio is shown (HitRatio.Since).
+const MinTokensSinceRestart = 30000
 
 // TargetStatus is a target's scrape health, for the targets view and for
 // stale markers on every row.
@@ -219,8 +230,15 @@ type WorkerView struct {
 	// old gauge form.
 	Dists map[Signal]Quantiles
 	// Hit is the actual prefix-hit ratio over the window (cached ÷ prompt
-	// tokens, or the scheduler's token counters when those exist).
+	// tokens, or the scheduler's token counters when those exist). After a
+	// restart inside the window it counts only the new process: Hit.Since
+	// is the restart's time, and Present is false while fewer than
+	// MinTokensSinceRestart prompt tokens have been seen since. The table
+	// row and the hit verdict (HitVerdict.Actual) show this one figure.
 	Hit HitRatio
+	// HitWindow is the hit over the whole window, spanning any restart
+	// (equal to Hit without one): what the pool's ratio of sums adds up.
+	HitWindow HitRatio
 	// Output is the worker's output tokens/s over the window as every
 	// panel, the fleet figure, the output_tps chart and the capacity view
 	// count them: the scheduler's per-batch decode tokens

@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/pdtop/pdtop/sources"
 )
@@ -104,7 +103,7 @@ func (e *evidence) restartCause(w *sources.WorkerView) (sources.Cause, bool) {
 	if last.Kind == "joined" {
 		what = "joined"
 	}
-	txt := what + " " + dur(ago) + " ago"
+	txt := what + " " + sources.FormatAge(ago) + " ago"
 	if d, _, _ := strings.Cut(last.Detail, " ("); d != "" && last.Kind == "restart" {
 		txt += " (" + d + ")"
 	}
@@ -116,14 +115,10 @@ func (e *evidence) restartCause(w *sources.WorkerView) (sources.Cause, bool) {
 	return sources.Cause{Kind: sources.CauseRestart, Evidence: txt}, true
 }
 
-// restartCluster is how close restart events of one target must be to
-// count as one restart (a restarted worker can show a new pid first and
-// a counter decrease a few scrapes later, when a counter reappears).
-const restartCluster = time.Minute
-
 // lastStart returns w's latest restart, or join of a freshly started
-// worker, moved back to the first event of its cluster; nil when there is
-// none.
+// worker; nil when there is none. Its time is the restart event's (the
+// store's TargetStatus.LastRestart): every age and every since-restart
+// figure of one restart counts from it.
 func lastStart(s *sources.Snapshot, w *sources.WorkerView) *sources.Event {
 	var evs []*sources.Event
 	for i := range s.Events {
@@ -137,11 +132,7 @@ func lastStart(s *sources.Snapshot, w *sources.WorkerView) *sources.Event {
 	if len(evs) == 0 {
 		return nil
 	}
-	i := len(evs) - 1
-	for i > 0 && evs[i].Time.Sub(evs[i-1].Time) <= restartCluster {
-		i--
-	}
-	return evs[i]
+	return evs[len(evs)-1]
 }
 
 // kvPressure reports evictions, a full KV pool or retractions on w.

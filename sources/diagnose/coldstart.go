@@ -52,10 +52,10 @@ func coldStarts(s *sources.Snapshot) []sources.ColdStart {
 		if last.Kind == "joined" {
 			what = "joined"
 		}
-		cs.Text = w.Name + " " + what + " " + dur(s.Time.Sub(last.Time)) + " ago: hit " + Pct(first) +
+		cs.Text = w.Name + " " + what + " " + sources.FormatAge(s.Time.Sub(last.Time)) + " ago: hit " + Pct(first) +
 			" in its first minute of traffic vs " + Pct(steady) + " on its peers now"
 		if !finite(first) {
-			cs.Text = w.Name + " " + what + " " + dur(s.Time.Sub(last.Time)) + " ago: no traffic yet"
+			cs.Text = w.Name + " " + what + " " + sources.FormatAge(s.Time.Sub(last.Time)) + " ago: no traffic yet"
 		}
 		out = append(out, cs)
 	}

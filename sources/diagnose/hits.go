@@ -35,6 +35,16 @@ const (
 func hitVerdicts(s *sources.Snapshot, th sources.Thresholds) []sources.HitVerdict {
 	ws, pool := prefillSide(s)
 	e := &evidence{s: s, th: th, ws: ws, pool: pool}
+	for _, w := range ws {
+		// A backend that does not count the hit since a restart itself
+		// gets it from the history here, into the worker's own figure: the
+		// table and the verdict show one number.
+		if w.Hit.Since.IsZero() && w.Restarted {
+			if a, ok := e.historySinceRestart(w); ok {
+				w.Hit = a
+			}
+		}
+	}
 	var out []sources.HitVerdict
 	for i := range s.Gateways {
 		out = append(out, e.replica(&s.Gateways[i]))
@@ -148,18 +158,20 @@ func (e *evidence) worker(w *sources.WorkerView) sources.HitVerdict {
 	} else {
 		v.Basis = noBaseline + "no prediction exposed and no peer with traffic"
 	}
+	if w.Health != sources.Up {
+		// Its last figures are kept on screen, but a worker that does not
+		// answer is not judged on them: never "ok".
+		v.Verdict = notUpVerdict(e.s, w)
+		return v
+	}
 	low, lowWhy := e.lowTraffic(w)
-	if a, ok := e.sinceRestart(w); ok {
-		// A restart inside the window: the window's ratio still mixes in
-		// the warm cache before it; what matters is the cold one since.
-		v.Actual = a
-		low = a.Total < minTokens
-		lowWhy = "only " + Num(a.Total) + " prompt tokens since the restart"
+	if !w.Hit.Since.IsZero() {
+		// A restart inside the window: the window's ratio would mix in the
+		// warm cache before it; the figure counts the new process alone.
+		low = !w.Hit.Present || w.Hit.Total < minTokens
+		lowWhy = "only " + Num(w.Hit.Total) + " prompt tokens since the restart"
 	}
 	switch {
-	case w.Health == sources.Down || w.Health == sources.Pending:
-		v.Verdict = "no data: target " + w.Health.String()
-		return v
 	case noCacheData(w):
 		v.Causes = []sources.Cause{{Kind: sources.CauseNoCacheData,
 			Evidence: "publishes no prompt/cached-token counters"}}
@@ -306,22 +318,50 @@ func (e *evidence) peers(w *sources.WorkerView) (sources.HitRatio, int) {
 	return h, n
 }
 
-// sinceRestart is w's actual hit since a restart or join inside the
-// window (from its history: Σ cached ÷ Σ prompt tokens per step); ok is
-// false without one or without that history.
-func (e *evidence) sinceRestart(w *sources.WorkerView) (sources.HitRatio, bool) {
+// historySinceRestart is w's actual hit since its latest restart inside
+// the window, from its history (Σ cached ÷ Σ prompt tokens per step), for
+// backends whose WorkerView.Hit does not count it (HitRatio.Since zero);
+// ok is false without a restart event, a window hit or that history.
+// Like the store's figure it is Present only from
+// sources.MinTokensSinceRestart prompt tokens.
+func (e *evidence) historySinceRestart(w *sources.WorkerView) (sources.HitRatio, bool) {
 	last := lastStart(e.s, w)
-	if last == nil || e.s.Time.Sub(last.Time) > e.s.Window || !w.Hit.Present {
+	if last == nil || last.Kind != "restart" || e.s.Time.Sub(last.Time) > e.s.Window || !w.Hit.Present {
 		return sources.HitRatio{}, false
 	}
 	st := step(e.s)
+	if st <= 0 {
+		return sources.HitRatio{}, false
+	}
 	ratio, hit, total := windowHit(e.s, w, last.Time, e.s.Time.Add(coldAfter), st)
 	if total <= 0 || !finite(ratio) {
+		// No token history to count from (or no traffic yet): unknown,
+		// so the worker keeps its own figure.
 		return sources.HitRatio{}, false
 	}
 	sec := st.Seconds()
-	return sources.HitRatio{Present: true, Ratio: ratio, Hit: hit * sec, Total: total * sec, Unit: "tokens",
-		Source: "cached ÷ prompt tokens since the restart " + dur(e.s.Time.Sub(last.Time)) + " ago"}, true
+	h := sources.HitRatio{Unit: "tokens", Since: last.Time, Source: "cached ÷ prompt tokens per step, since the restart",
+		Hit: hit * sec, Total: total * sec, Ratio: ratio}
+	h.Present = h.Total >= sources.MinTokensSinceRestart
+	return h, true
+}
+
+// notUpVerdict is the verdict of a worker whose scrapes fail: its health
+// first ("stale", "down", "pending"), then since when and why.
+func notUpVerdict(s *sources.Snapshot, w *sources.WorkerView) string {
+	out := w.Health.String()
+	switch w.Health {
+	case sources.Stale:
+		out += ": no answer for " + sources.FormatAge(w.Age) + "; its last figures are not judged"
+	case sources.Down:
+		out += ": no data received"
+	default:
+		out += ": not scraped yet"
+	}
+	if w.LastError != nil {
+		out += " (" + string(w.LastError.Class) + ")"
+	}
+	return out
 }
 
 // cacheCounters are the worker counters a prefix-hit ratio is built from

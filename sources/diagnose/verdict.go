@@ -24,7 +24,7 @@ func verdictText(v *sources.HitVerdict, th sources.Thresholds) string {
 		scale = " (different scale)"
 	}
 	hit := "hit " + Pct(v.Actual.Ratio)
-	if strings.Contains(v.Actual.Source, "since the restart") {
+	if !v.Actual.Since.IsZero() {
 		hit += " since the restart"
 	}
 	expected := Pct(v.Expected.Ratio) + " predicted"

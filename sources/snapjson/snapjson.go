@@ -118,13 +118,17 @@ type Beyond struct {
 	P99 bool `json:"p99"`
 }
 
-// HitRatio is a prefix-hit ratio of sums over the window.
+// HitRatio is a prefix-hit ratio of sums over the window, or, with
+// Since set, over the time since a restart inside the window (the new
+// process alone; Ratio is null under sources.MinTokensSinceRestart
+// prompt tokens).
 type HitRatio struct {
-	Ratio  *float64 `json:"ratio"`
-	Hit    float64  `json:"hit"`
-	Total  float64  `json:"total"`
-	Unit   string   `json:"unit"`
-	Source string   `json:"source,omitempty"`
+	Ratio  *float64   `json:"ratio"`
+	Hit    float64    `json:"hit"`
+	Total  float64    `json:"total"`
+	Unit   string     `json:"unit"`
+	Source string     `json:"source,omitempty"`
+	Since  *time.Time `json:"since,omitempty"`
 }
 
 // Target is one scraped endpoint's health.
@@ -328,6 +332,10 @@ func hit(h sources.HitRatio) *HitRatio {
 		return nil
 	}
 	out := &HitRatio{Hit: finite(h.Hit), Total: finite(h.Total), Unit: h.Unit, Source: h.Source}
+	if !h.Since.IsZero() {
+		t := h.Since.UTC()
+		out.Since = &t
+	}
 	if h.Present && h.Total > 0 {
 		out.Ratio = num(h.Ratio)
 	}

@@ -93,12 +93,14 @@ func (s *Store) pools(snap *sources.Snapshot, workers []*targetState) {
 			p.Readings[sig] = cur
 		}
 		p.Output = addOutput(p.Output, w.Output)
-		if w.Hit.Total > 0 || w.Hit.Source != "" {
+		// The pool counts every token its workers served in the window,
+		// before and after a restart alike.
+		if wh := w.HitWindow; wh.Total > 0 || wh.Source != "" {
 			h := hits[r]
-			h[0] += w.Hit.Hit
-			h[1] += w.Hit.Total
+			h[0] += wh.Hit
+			h[1] += wh.Total
 			hits[r] = h
-			hitSrc[r] = w.Hit.Source
+			hitSrc[r] = wh.Source
 		}
 		from, to := ts.window(snap.Window)
 		for id := range ts.hists {

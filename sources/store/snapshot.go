@@ -182,6 +182,10 @@ func (ts *targetState) workerView(status sources.TargetStatus, window time.Durat
 	if hit, total, src, ok := ts.hitTerms(from, to); ok {
 		w.Hit = hitRatio(hit, total, "tokens", src)
 	}
+	w.HitWindow = w.Hit
+	if r := ts.restartIn(from); !r.IsZero() {
+		w.Hit = ts.hitSince(r, to)
+	}
 	idx := ts.idx
 	for _, sig := range historySignals {
 		if col, ok := ts.scalars[histID{sig, ""}]; ok {
@@ -194,12 +198,46 @@ func (ts *targetState) workerView(status sources.TargetStatus, window time.Durat
 		}
 	}
 	w.HitHistory = ts.hitHistory(idx)
-	for _, t := range ts.restarts {
-		if !t.Before(to.Add(-window)) {
-			w.Restarted = true
-		}
-	}
+	w.Restarted = !ts.restartIn(from).IsZero()
 	return w
+}
+
+// restartIn returns the latest restart at or after from (the window's
+// start), zero without one.
+func (ts *targetState) restartIn(from time.Time) time.Time {
+	if n := len(ts.restarts); n > 0 && !ts.restarts[n-1].Before(from) {
+		return ts.restarts[n-1]
+	}
+	return time.Time{}
+}
+
+// hitSince is the worker's hit counted by the new process alone after a
+// restart: the reset-corrected increases from the last frame before the
+// restart's (the old process's last scrape) to `to` — what the new
+// process counted, including before its first scrape, as Prometheus'
+// increase() reads a counter reset. Present only with at least
+// sources.MinTokensSinceRestart prompt tokens; Since is set either way, so
+// it reads "n/a (too few tokens since the restart)", never the old
+// process's warm-cache ratio.
+func (ts *targetState) hitSince(restart, to time.Time) sources.HitRatio {
+	h := sources.HitRatio{Unit: "tokens", Since: restart, Source: "since the restart"}
+	from := restart
+	if fi := ts.hist.firstAtOrAfter(restart); fi > 0 {
+		from = ts.hist.at(fi - 1).t
+	}
+	hit, total, src, ok := ts.hitTerms(from, to)
+	if src != "" {
+		h.Source = src + ", since the restart"
+	}
+	if !ok {
+		return h
+	}
+	h.Hit, h.Total = hit, total
+	if total >= sources.MinTokensSinceRestart {
+		h.Present = true
+		h.Ratio = math.Min(1, math.Max(0, hit/total))
+	}
+	return h
 }
 
 func (ts *targetState) gatewayView(status sources.TargetStatus, window time.Duration, cs chartSpec) sources.GatewayView {

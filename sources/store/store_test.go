@@ -363,8 +363,13 @@ func TestLateSeriesAfterARestartIsNotASecondRestart(t *testing.T) {
 	if n := snap.Targets[0].Restarts; n != 1 {
 		t.Fatalf("restarts = %d, want 1 (the late cached_tokens_total is the same restart)", n)
 	}
-	if h := snap.Workers[0].Hit; h.Hit != 55 || h.Total != 140 {
-		t.Fatalf("hit = %+v, want 50+5 cached of 100+40 prompt tokens", h)
+	if h := snap.Workers[0].HitWindow; h.Hit != 55 || h.Total != 140 {
+		t.Fatalf("window hit = %+v, want 50+5 cached of 100+40 prompt tokens", h)
+	}
+	// The row's figure counts the new process alone: 5 cached of its 40
+	// prompt tokens (10 of them before its first scrape), too few to show.
+	if h := snap.Workers[0].Hit; h.Hit != 5 || h.Total != 40 || h.Present || !h.Since.Equal(at(2)) {
+		t.Fatalf("hit since the restart = %+v, want 5 of 40 tokens, not present, since %v", h, at(2))
 	}
 }
 
@@ -383,5 +388,37 @@ func TestFreshStart(t *testing.T) {
 	}
 	if !fresh[w1] || fresh[w2] {
 		t.Fatalf("fresh starts: %v", fresh)
+	}
+}
+
+// TestHitSinceRestart: after a restart inside the window a worker's hit
+// counts the new process alone (its whole count, 2 000 tokens before its
+// first scrape included) while the pool adds up the whole window; a
+// restart that has left the window changes nothing.
+func TestHitSinceRestart(t *testing.T) {
+	s := newStore(worker(w1, sources.RolePrefill))
+	s.Ingest(ok(w1, 0, obs(pt(sources.SigPromptTokens, 100000), pt(sources.SigCachedTokens, 90000))))
+	s.Ingest(ok(w1, 1, obs(pt(sources.SigPromptTokens, 200000), pt(sources.SigCachedTokens, 180000))))
+	// Restart: counters from zero, an empty cache.
+	s.Ingest(ok(w1, 2, obs(pt(sources.SigPromptTokens, 2000), pt(sources.SigCachedTokens, 0))))
+	s.Ingest(ok(w1, 3, obs(pt(sources.SigPromptTokens, 40000), pt(sources.SigCachedTokens, 4000))))
+	snap := s.Snapshot(at(3), time.Minute)
+	w := snap.Workers[0]
+	if h := w.Hit; !h.Present || h.Hit != 4000 || h.Total != 40000 || !h.Since.Equal(at(2)) || !h.Since.Equal(w.LastRestart) {
+		t.Fatalf("hit since the restart = %+v, want 4000 of 40000 tokens since %v", h, at(2))
+	}
+	if h := w.HitWindow; h.Hit != 94000 || h.Total != 140000 || !h.Since.IsZero() {
+		t.Fatalf("window hit = %+v, want 90k+4k of 100k+40k tokens", h)
+	}
+	if p := snap.Prefill.Hit; p.Hit != 94000 || p.Total != 140000 {
+		t.Fatalf("pool hit = %+v, want the window's 94k of 140k", p)
+	}
+	// Two minutes on, the restart is outside the 1-minute window.
+	for sec := 4.0; sec <= 120; sec++ {
+		s.Ingest(ok(w1, sec, obs(pt(sources.SigPromptTokens, 40000+1000*(sec-3)), pt(sources.SigCachedTokens, 4000+500*(sec-3)))))
+	}
+	w = s.Snapshot(at(120), time.Minute).Workers[0]
+	if !w.Hit.Since.IsZero() || w.Restarted || w.Hit != w.HitWindow || w.Hit.Ratio != 0.5 {
+		t.Fatalf("restart outside the window: hit %+v, window %+v, restarted %v", w.Hit, w.HitWindow, w.Restarted)
 	}
 }
