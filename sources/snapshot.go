@@ -419,6 +419,10 @@ type Snapshot struct {
 	// name; empty when discovery is off.
 	Discovery []DiscoveryStatus
 
+	// QueryServer is the Prometheus-API server the snapshot was read
+	// from; nil when pdtop scrapes the targets itself.
+	QueryServer *QueryServer
+
 	// Since says when the history behind the snapshot began, to end
 	// "no restarts seen since …": "" means pdtop started (live); a replay
 	// says "the recording started" (or where its history was rebuilt

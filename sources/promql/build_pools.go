@@ -97,6 +97,7 @@ func (d *decoder) pools(snap *sources.Snapshot) {
 			pv.Dists[sig] = q
 		}
 	}
+	d.poolBuckets(pools)
 }
 
 // gateways builds one view per gateway replica.
@@ -194,6 +195,7 @@ func (d *decoder) gateways(h *history) []sources.GatewayView {
 			g.Workers = append(g.Workers, sanitizeName(k))
 		}
 		sort.Strings(g.Workers)
+		store.FillStatusClasses(g.Responses)
 		g.Predicted, g.Ceiling = predicted(g.Readings)
 		if h != nil && h.predTotal[inst] != nil {
 			g.PredictedHistory = ratio(h.predHit[inst], h.predTotal[inst])

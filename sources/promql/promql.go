@@ -276,6 +276,8 @@ func (b *Backend) Snapshot(window time.Duration) *sources.Snapshot {
 	b.mu.Unlock()
 	s := b.safeBuild(now, hist, srv, events, restarts, window)
 	s.Thresholds = b.opts.Thresholds.WithDefaults()
+	s.QueryServer = b.queryServer(now)
+	s.DataSince = dataSince(hist, srv.skew)
 	diagnose.Run(s) // the same diagnoses as direct scraping, from the same figures
 	return s
 }

@@ -207,6 +207,9 @@ func (b *Backend) poolQueries(w time.Duration, roles string) []query {
 		sum := p.byRole(p.workerSeries(r, fnIncrease, w, "_sum", nil, p.ids()), "sum", roles)
 		qs = append(qs, query{"pool_" + histName(s), quantileSet(buckets, count, sum)})
 	}
+	qs = append(qs, poolBucketsQuery(func(s sources.Signal) string {
+		return p.byRole(p.workerSeries(p.rules[s], fnRate, w, "_bucket", nil, p.ids(), "le"), "sum", roles, "le")
+	}))
 	return qs
 }
 

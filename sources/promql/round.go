@@ -110,6 +110,9 @@ func (b *Backend) runNow(ctx context.Context) {
 	fails = append(fails, b.runAll(ctx, f, prev, at, b.phase1(w, gens, b.opts.Rows, recorded))...)
 	f.rows = decodeRows(f.v["rows"], b.plan)
 	f.gens = b.recognise(f, gens)
+	if fail := b.probeEmpty(ctx, f, at); fail != nil {
+		fails = append(fails, fail)
+	}
 
 	var qs []query
 	insts := make([]string, len(f.rows))

@@ -201,6 +201,7 @@ func (b *Backend) recordedPoolQueries(w time.Duration) []query {
 		qs = append(qs, query{"pool_" + histName(s), quantileSet(
 			rec(poolRule(s, "_bucket"), "sum", "le"), rec(poolRule(s, "_count"), "sum"), rec(poolRule(s, "_sum"), "sum"))})
 	}
+	qs = append(qs, poolBucketsQuery(func(s sources.Signal) string { return rec(poolRule(s, "_bucket"), "sum", "le") }))
 	return qs
 }
 

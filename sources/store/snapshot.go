@@ -330,6 +330,11 @@ func (ts *targetState) routerView(key, replica string, window time.Duration) (so
 	return rv, any
 }
 
+// FillStatusClasses applies fillClasses' rule to another backend's
+// gateway responses (the Prometheus backend's), so both modes show the
+// same status-class columns.
+func FillStatusClasses(rs map[string]sources.Reading) { fillClasses(rs) }
+
 // fillClasses gives a replica that exposes its responses family a reading
 // for every status class: a class it never answered has no series yet
 // (labelled counters are created at their first increment), which is 0
