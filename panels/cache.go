@@ -19,7 +19,7 @@ func drawCache(c *drawCtx) []string {
 	s, m := c.s, &c.m
 	ws, pool := prefillSide(s)
 	if len(ws) == 0 && len(s.Gateways) == 0 {
-		return message(c, "no gateways or prefill workers in this fleet")
+		return message(c, emptyFleet(c, "no gateways or prefill workers"))
 	}
 	gt := gatewayHitTable(s, pool, m)
 	causes := cacheCauses(s, ws, m)

@@ -12,10 +12,22 @@ import (
 // at all and its workers come from gateway discovery, why none were found:
 // "no workers discovered: gateway gw-0 DOWN (refused) — see t". A down
 // gateway must not look like an empty fleet.
+//
+// With the Prometheus backend (Snapshot.QueryServer) the reason is the
+// server's: "no workers: Prometheus server 127.0.0.1:1 DOWN (refused) —
+// see t", or that the selector, or the server, has no worker series.
 func emptyFleet(c *drawCtx, what string) string {
 	if len(c.s.Workers) == 0 {
+		msg := ""
 		if why := discoveryWhy(c.s); why != "" {
-			msg := "no workers discovered: " + why
+			msg = "no workers discovered: " + why
+		} else if why, seeT := queryServerWhy(c.s); why != "" {
+			msg = "no workers: " + why
+			if !seeT {
+				return msg
+			}
+		}
+		if msg != "" {
 			if !c.print {
 				msg += " — see t"
 			}
@@ -23,6 +35,50 @@ func emptyFleet(c *drawCtx, what string) string {
 		}
 	}
 	return what + " in this fleet"
+}
+
+// queryServerWhy says why the Prometheus-API server gave no worker:
+// "Prometheus server h:p DOWN (refused)" (or STALE, or waiting for its
+// first answer); with the server answering, "no series match --selector
+// {…} on the server (5 workers have sglang:num_running_reqs without it)"
+// or "the server has no SGLang worker series (sglang:…)". seeT is
+// true when the targets view says more. "" when the snapshot is not from
+// a query server, or the server's pools count workers (they may just have
+// no rows yet).
+func queryServerWhy(s *sources.Snapshot) (why string, seeT bool) {
+	q := s.QueryServer
+	if q == nil || s.Prefill.Workers+s.Decode.Workers+s.Unified.Workers > 0 {
+		return "", false
+	}
+	name := "Prometheus server " + clean(q.Host, 40)
+	var srv *sources.TargetStatus
+	for i := range s.Targets {
+		if s.Targets[i].Name == q.Target && s.Targets[i].Role != sources.RoleGateway {
+			srv = &s.Targets[i]
+			break
+		}
+	}
+	switch {
+	case srv == nil:
+		return "", false
+	case srv.Health == sources.Pending:
+		return "waiting for " + name, false
+	case srv.Health != sources.Up && srv.LastError != nil:
+		return name + " " + stateCell(srv).text + " (" + errorClass(srv).text + ")", true
+	case !q.Probed:
+		return "", false
+	case q.Selector != "" && q.Unselected > 0:
+		n := strconv.Itoa(q.Unselected) + " workers have "
+		if q.Unselected == 1 {
+			n = "1 worker has "
+		}
+		return "no series match --selector " + clean(q.Selector, 60) + " on the server (" + n +
+			clean(q.Metric, 40) + " without it)", false
+	case q.Selector != "":
+		return "the server has no SGLang worker series (" + clean(q.Metric, 40) + "), with or without --selector " +
+			clean(q.Selector, 60), false
+	}
+	return "the server has no SGLang worker series (" + clean(q.Metric, 40) + ") — is it scraping the workers?", false
 }
 
 // discoveryWhy says why gateway discovery listed no worker, one clause per
