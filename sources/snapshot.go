@@ -388,7 +388,8 @@ type Snapshot struct {
 	// DataSince is the time of the oldest sample any target's history
 	// holds (zero when none): a window reaching further back than this is
 	// partly empty — pdtop, or the recording, started less than a window
-	// ago.
+	// ago. The Prometheus backend sets it from the first charted point
+	// when the server holds less than the chart span.
 	DataSince time.Time
 
 	Targets  []TargetStatus
