@@ -308,3 +308,19 @@ func muteAll(c *drawCtx, lines []string) []string {
 	}
 	return lines
 }
+
+// PrintCapacity is the capacity view for a ticket (pdtop snapshot): the
+// same content in a w-wide frame exactly as tall as it needs.
+func PrintCapacity(s *sources.Snapshot, st *themes.Styles, w int) string {
+	if s == nil || w < 30 {
+		return ""
+	}
+	if st == nil {
+		st = themes.Default()
+	}
+	body := drawCapacity(&drawCtx{s: s, st: st, w: w - 2, h: 400, print: true})
+	for len(body) > 0 && strings.TrimSpace(stripANSI(body[len(body)-1])) == "" {
+		body = body[:len(body)-1]
+	}
+	return strings.Join(frame(st, CapacityTitle, false, w, len(body)+2, body, ""), "\n")
+}

@@ -59,7 +59,7 @@ func TestSnapshotDemoText(t *testing.T) {
 		t.Fatal("escape codes in the text snapshot")
 	}
 	for _, title := range []string{"Prefill queueing", "Cache: router vs worker", "KV transfer", "Decode admission",
-		"Token cadence", "Restarts & retries"} {
+		"Token cadence", "Restarts & retries", "Capacity in units of work", "requests/s: offered"} {
 		if !strings.Contains(v, title) {
 			t.Errorf("no %q panel in:\n%s", title, v)
 		}

@@ -171,6 +171,8 @@ back with 'pdtop replay FILE'.
 		fs.PrintDefaults()
 		if demoMode {
 			fmt.Fprint(fs.Output(), scenarioHelp())
+		} else {
+			fmt.Fprint(fs.Output(), "\n'pdtop record demo -h' lists the demo's flags (--scenario, --speed, --prefill N …).\n")
 		}
 	}
 	if err := parse(fs, args); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -23,7 +24,14 @@ func runReplay(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("pdtop replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var vf viewFlags
-	vf.register(fs)
+	// The live dashboard's view flags, minus --timeout (nothing is
+	// scraped); --interval is the store's step, the recording's own when
+	// not given.
+	fs.DurationVar(&vf.interval, "interval", 0, "refresh `interval` of the replayed dashboard and the step its rates are derived at (default 1s and the recording's own step)")
+	fs.DurationVar(&vf.window, "window", time.Minute, "`window` for rates, quantiles and hit ratios")
+	fs.StringVar(&vf.logFile, "log", "", "write a log of events to this `file`")
+	fs.StringVar(&vf.theme, "theme", "", "colour theme: dark, light, high-contrast, mono (default dark; mono when NO_COLOR is set or TERM=dumb)")
+	fs.BoolVar(&vf.mouse, "mouse", false, "use the mouse: click focuses a panel or tab, the wheel scrolls (off by default so the terminal's own selection works)")
 	speed := fs.Float64("speed", 1, "recorded seconds per wall-clock second (0.1–1000; + and - change it while playing)")
 	from := fs.Duration("from", 0, "start this far into the recording")
 	paused := fs.Bool("paused", false, "start paused (p plays)")
@@ -50,6 +58,9 @@ pipeline as live scraping. Keys: p pause, ←/→ seek 10s, ⇧←/⇧→ (or < 
 	}
 	if *speed < sources.MinSpeed || *speed > sources.MaxSpeed {
 		return fmt.Errorf("--speed %v: must be in [%v, %v]", *speed, sources.MinSpeed, sources.MaxSpeed)
+	}
+	if vf.interval == 0 {
+		vf.interval = time.Second
 	}
 	if err := vf.validate(); err != nil {
 		return err

@@ -298,15 +298,15 @@ func textWidth(flagWidth int, stdout io.Writer) int {
 }
 
 // snapshotText is the snapshot for a ticket: a heading, the summary line,
-// every threshold crossing, and the six panels, in plain text.
+// every threshold crossing and finding, the six panels and the capacity
+// view, in plain text.
 func snapshotText(s *sources.Snapshot, w int) string {
 	prev := lipgloss.ColorProfile()
 	lipgloss.SetColorProfile(termenv.Ascii)
 	defer lipgloss.SetColorProfile(prev)
 	st := themes.NewStyles(themes.Mono())
 	var b strings.Builder
-	fmt.Fprintf(&b, "pdtop snapshot · %s · window %s · %d/%d targets up\n",
-		s.Time.UTC().Format("2006-01-02 15:04:05 MST"), s.Window, s.Fleet.TargetsUp, s.Fleet.Targets)
+	fmt.Fprintf(&b, "pdtop snapshot · %s · window %s\n", s.Time.UTC().Format("2006-01-02 15:04:05 MST"), s.Window)
 	b.WriteString(strings.TrimRight(panels.Summary(s, st, w, panels.SummaryState{Window: s.Window, Label: "snapshot", NoCharts: true}), " "))
 	b.WriteString("\n")
 	if cs := s.Crossings(); len(cs) > 0 {
@@ -324,6 +324,12 @@ func snapshotText(s *sources.Snapshot, w int) string {
 	for id := panels.ID(0); id < panels.NumPanels; id++ {
 		b.WriteString("\n")
 		for _, l := range strings.Split(panels.Print(id, s, st, w), "\n") {
+			b.WriteString(strings.TrimRight(l, " ") + "\n")
+		}
+	}
+	if c := panels.PrintCapacity(s, st, w); c != "" {
+		b.WriteString("\n")
+		for _, l := range strings.Split(c, "\n") {
 			b.WriteString(strings.TrimRight(l, " ") + "\n")
 		}
 	}

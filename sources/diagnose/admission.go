@@ -27,10 +27,14 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 			dst.Source = r.Source
 		}
 	}
+	var answered sources.Reading // every response, whatever its class
 	for i := range s.Gateways {
 		g := &s.Gateways[i]
 		a.Present = true
 		add(&a.Offered, g.Readings.Get(sources.SigGWOffered))
+		for _, r := range g.Responses {
+			add(&answered, r)
+		}
 		add(&a.Retried, g.Readings.Get(sources.SigGWRetries))
 		add(&a.RetriesExhausted, g.Readings.Get(sources.SigGWRetriesExhausted))
 		for class, r := range g.Responses {
@@ -64,6 +68,16 @@ func admission(s *sources.Snapshot, th sources.Thresholds) sources.Admission {
 	a.RejectedShare = sources.RejectedShareOf(gws...)
 	if a.Admitted.Present {
 		a.Admitted.Source = "answers other than 429 and 408"
+	}
+	// Every request answered was offered: the request counter moves when
+	// a request arrives and the response counters when it is answered, so
+	// over a window of rising load (or with the counters' scrapes apart)
+	// the answers can outnumber the arrivals. Offered is at least the
+	// answers, so admitted never exceeds it.
+	if answered.Present && (!a.Offered.Present || answered.Value > a.Offered.Value) {
+		src := a.Offered.Source
+		a.Offered = answered
+		a.Offered.Source = "all answers (more than " + orText(src, "the request counter") + " counted in the window)"
 	}
 	if !a.Completed.Present {
 		ws, pool := decodeSide(s)
@@ -128,4 +142,11 @@ func goodput(s *sources.Snapshot, th sources.Thresholds, completed sources.Readi
 		g.Rate = sources.Range{Present: true, Lo: g.Share.Lo * c, Est: g.Share.Est * c, Hi: g.Share.Hi * c}
 	}
 	return g
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

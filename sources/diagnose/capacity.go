@@ -215,11 +215,21 @@ func poolLoad(s *sources.Snapshot, role sources.Role, ws []*sources.WorkerView, 
 			strconv.Itoa(len(ws)) + " workers (" + saturatedBy(role) + ")"
 	} else if peaks > 0 {
 		p.LowerBound = true
-		p.Capacity = sources.Reading{Present: true, Value: peaks}
-		if up > 0 {
-			p.PerWorker = sources.Reading{Present: true, Value: peaks / float64(up)}
+		// Never saturated: the pool absorbed all it was given, so it can
+		// do at least what it served and what was offered (the sum of
+		// per-step peaks can read below both early on, which claimed a
+		// calm pool "over capacity").
+		low := peaks
+		for _, r := range []sources.Reading{p.Served, p.Offered} {
+			if r.Present && finite(r.Value) && r.Value > low {
+				low = r.Value
+			}
 		}
-		p.Method = "never saturated in the span (" + saturatedBy(role) + "): capacity is at least the sum of each worker's peak step"
+		p.Capacity = sources.Reading{Present: true, Value: low}
+		if up > 0 {
+			p.PerWorker = sources.Reading{Present: true, Value: low / float64(up)}
+		}
+		p.Method = "never saturated in the span (" + saturatedBy(role) + "): capacity is at least the sum of each worker's peak step, and at least what it served and was offered"
 	}
 	if p.Capacity.Present && p.Capacity.Value > 0 && p.Offered.Present {
 		p.Utilisation = sources.Reading{Present: true, Value: p.Offered.Value / p.Capacity.Value}

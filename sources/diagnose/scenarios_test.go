@@ -316,5 +316,39 @@ func TestSteadyIsCalm(t *testing.T) {
 				t.Errorf("%s: steady traffic flagged: %+v", gen, f)
 			}
 		}
+		// A calm pool is never "over capacity": a lower bound covers
+		// what it served and was offered.
+		c := s.Diagnosis.Capacity
+		for _, p := range []sources.PoolLoad{c.Prefill, c.Decode} {
+			if p.LowerBound && (p.Utilisation.Value > 1 || p.Headroom.Value < 0 ||
+				p.Served.Present && p.Capacity.Value < p.Served.Value) {
+				t.Errorf("%s: %s pool never saturated but read over capacity: %+v", gen, p.Role, p)
+			}
+		}
+		if a := s.Diagnosis.Admission; a.Admitted.Value > a.Offered.Value {
+			t.Errorf("%s: admitted %.2f/s > offered %.2f/s", gen, a.Admitted.Value, a.Offered.Value)
+		}
+	}
+}
+
+// TestFirstSecondsAreNotOverCapacity: in the first seconds (what
+// 'pdtop snapshot demo' sees) the sum of per-step peaks can read below
+// what a calm pool serves; a never-saturated pool is not over capacity,
+// and no more requests are admitted than offered.
+func TestFirstSecondsAreNotOverCapacity(t *testing.T) {
+	t.Parallel()
+	for _, secs := range []int{6, 10, 20} {
+		s := run(t, sim.Config{Scenario: sim.ScenarioSteady}, secs)
+		c := s.Diagnosis.Capacity
+		for _, p := range []sources.PoolLoad{c.Prefill, c.Decode} {
+			if p.LowerBound && (p.Utilisation.Value > 1 || p.Headroom.Value < 0 ||
+				p.Served.Present && p.Capacity.Value < p.Served.Value) {
+				t.Errorf("%ds: %s pool never saturated but read over capacity: util %.2f headroom %.0f capacity %.0f served %.0f",
+					secs, p.Role, p.Utilisation.Value, p.Headroom.Value, p.Capacity.Value, p.Served.Value)
+			}
+		}
+		if a := s.Diagnosis.Admission; a.Admitted.Value > a.Offered.Value {
+			t.Errorf("%ds: admitted %.2f/s > offered %.2f/s", secs, a.Admitted.Value, a.Offered.Value)
+		}
 	}
 }

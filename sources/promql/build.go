@@ -273,6 +273,7 @@ func (d *decoder) workers(restarts map[string][]time.Time, window time.Duration,
 	gauges, counters := d.bySig("row_gauges"), d.bySig("row_counters")
 	dists := d.dists("row_", p.inst)
 	hits := d.hits("row_hit", p.inst)
+	sinceMemo := map[string]map[string]sources.HitRatio{}
 	seen := map[string]time.Time{}
 	for _, s := range d.f.v["row_seen"] {
 		if v, ok := value(s); ok {
@@ -294,7 +295,10 @@ func (d *decoder) workers(restarts map[string][]time.Time, window time.Duration,
 			TargetStatus: sources.TargetStatus{ID: name, Name: name, Role: r.role, Origin: OriginPrometheus,
 				Health: sources.Up, Generation: schema.GenSGLangWorker, Engine: schema.EngineSGLang},
 			Readings: sources.Readings{}, Dists: dists[r.inst], History: map[sources.Signal][]float64{},
-			Hit: hits[r.inst], Router: router[sources.WorkerKey(r.inst)],
+			Hit: hits[r.inst], HitWindow: hits[r.inst], Router: router[sources.WorkerKey(r.inst)],
+		}
+		if h, ok := d.sinceHit(r.inst, sinceMemo); ok {
+			w.Hit = h
 		}
 		if w.Dists == nil {
 			w.Dists = map[sources.Signal]sources.Quantiles{}

@@ -144,6 +144,7 @@ const (
 	fnNow                // s: the value at the evaluation time (gone once stale)
 	fnRate               // rate(s[r]) per second
 	fnIncrease           // increase(s[r])
+	fnResets             // resets(s[r]): how often a counter went down
 )
 
 func apply(f fn, sel string, rng time.Duration) string {
@@ -154,6 +155,8 @@ func apply(f fn, sel string, rng time.Duration) string {
 		return "rate(" + sel + "[" + dur(rng) + "])"
 	case fnIncrease:
 		return "increase(" + sel + "[" + dur(rng) + "])"
+	case fnResets:
+		return "resets(" + sel + "[" + dur(rng) + "])"
 	}
 	return "last_over_time(" + sel + "[" + dur(rng) + "])"
 }
@@ -296,9 +299,39 @@ func (p *plan) byRole(x, agg string, roles string, extraBy ...string) string {
 // used, chosen per worker as the store does: prefill_effective_tokens_total,
 // else realtime_tokens_total, else cached ÷ prompt tokens.
 func (p *plan) hitTerms(rng time.Duration, extra []Matcher) (hit, total string) {
-	inc := func(sig sources.Signal) string {
+	return p.hitTermsOf(func(sig sources.Signal) string {
 		return "(" + p.workerSeries(p.rules[sig], fnIncrease, rng, "", extra, p.ids()) + ")"
-	}
+	})
+}
+
+// sinceRestartHitTerms are hitTerms counting only what a worker's new
+// process counted after a restart `since` before the evaluation time, as
+// the store's since-restart hit does (reset-corrected increases from the
+// old process's last sample). Each counter's count is, per worker:
+//   - when the counter went down within ext (since plus the rate window:
+//     how far the restart scan looks for a reset): its latest value over
+//     the last `since` — the new process counts from zero, so that is all
+//     it counted, including before its first scrape, with no
+//     extrapolation;
+//   - otherwise (a new scheduler pid whose counters carry on, as in
+//     multiprocess mode with old pid files kept): its increase over inc
+//     (since rounded up to the scrape interval);
+//
+// and nothing for a counter without a sample in the last `since` (the new
+// process has not exposed it yet: zero, via hitTerms' anchors).
+func (p *plan) sinceRestartHitTerms(since, inc, ext time.Duration, extra []Matcher) (hit, total string) {
+	return p.hitTermsOf(func(sig sources.Signal) string {
+		r := p.rules[sig]
+		last := p.workerSeries(r, fnLast, since, "", extra, p.ids())
+		resets := p.workerSeries(r, fnResets, ext, "", extra, p.ids())
+		grew := p.workerSeries(r, fnIncrease, inc, "", extra, p.ids())
+		return "(((" + last + ") and on (" + p.ids() + ") ((" + resets + ") > 0)) or ((" + grew + ") and on (" + p.ids() + ") (" + last + ")))"
+	})
+}
+
+// hitTermsOf is hitTerms with count giving a counter's per-worker count
+// (tokens, by p.ids()).
+func (p *plan) hitTermsOf(inc func(sources.Signal) string) (hit, total string) {
 	or0 := func(x, anchor string) string { return "(" + x + " or " + anchor + " * 0)" }
 	a1, a2, a3 := inc(sources.SigEffectiveInput), inc(sources.SigRealtimePrefillCompute), inc(sources.SigPromptTokens)
 	hit1 := "((" + or0(inc(sources.SigEffectiveDeviceHit), a1) + " + " + or0(inc(sources.SigEffectiveHostHit), a1) + ") and " + a1 + ")"

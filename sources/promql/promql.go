@@ -35,8 +35,10 @@
 // little high, or low when younger than the window); pools drop a worker
 // whose scrapes fail after three scrape intervals; restarts are counter
 // resets or a new scheduler pid beside older ones, at chart-step
-// resolution, looked for one window back at start; only p50 and p99 are
-// queried (Quantiles.P90 is NaN).
+// resolution, looked for one window back at start (a restarted row's hit
+// since the restart, HitRatio.Since, counts from that event from the
+// round after it is found); only p50 and p99 are queried (Quantiles.P90
+// is NaN).
 package promql
 
 import (

@@ -25,6 +25,9 @@ type frame struct {
 	rows    []rowRef
 	gens    map[string]string    // gateway instance → generation
 	gwSeen  map[string]time.Time // gateway instance → last fresh samples
+	// since is each row restarted inside the window (instance) → the
+	// restart its since-restart hit query counts from (see since.go).
+	since map[string]time.Time
 }
 
 // rowRef is a worker that has a row.
@@ -120,6 +123,9 @@ func (b *Backend) runNow(ctx context.Context) {
 		insts[i] = r.inst
 	}
 	qs = append(qs, b.rowQueries(w, insts)...)
+	sq, since := b.sinceQueries(at, w, f.rows)
+	qs = append(qs, sq...)
+	f.since = since
 	byGen := map[string][]string{}
 	for inst, g := range f.gens {
 		byGen[g] = append(byGen[g], inst)
