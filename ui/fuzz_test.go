@@ -24,7 +24,7 @@ import (
 // every frame is exactly its size and no control character reaches the
 // screen. Seeds: the reference fixtures and testdata/fuzz.
 //
-//	go test ./ui -run '^$' -fuzz FuzzParseIngestRender -fuzztime 20s
+//	go test ./ui -run '^$' -fuzz FuzzParseIngestRender -fuzztime 30s -fuzzminimizetime 3s
 func FuzzParseIngestRender(f *testing.F) {
 	for _, dir := range []string{"../sources/schema/testdata", "../sources/expo/testdata"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.prom"))
