@@ -55,6 +55,22 @@ func (r Role) IsWorker() bool {
 	return r == RolePrefill || r == RoleDecode || r == RoleUnified || r == RoleUnknown
 }
 
+// Order is the display order of roles: gateways first, then prefill,
+// decode, unified, unknown.
+func (r Role) Order() int {
+	switch r {
+	case RoleGateway:
+		return 0
+	case RolePrefill:
+		return 1
+	case RoleDecode:
+		return 2
+	case RoleUnified:
+		return 3
+	}
+	return 4
+}
+
 // Origin says where pdtop learned about a target.
 type Origin string
 

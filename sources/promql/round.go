@@ -303,24 +303,12 @@ func decodeRows(v model.Vector, p *plan) []rowRef {
 		out = append(out, rowRef{inst: inst, role: sources.ParseRole(string(s.Metric[model.LabelName(p.role)]))})
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if a, b := roleOrder(out[i].role), roleOrder(out[j].role); a != b {
+		if a, b := out[i].role.Order(), out[j].role.Order(); a != b {
 			return a < b
 		}
 		return out[i].inst < out[j].inst
 	})
 	return out
-}
-
-func roleOrder(r sources.Role) int {
-	switch r {
-	case sources.RolePrefill:
-		return 1
-	case sources.RoleDecode:
-		return 2
-	case sources.RoleUnified:
-		return 3
-	}
-	return 4
 }
 
 // recognise names each gateway instance's generation from the metric

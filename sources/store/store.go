@@ -212,21 +212,6 @@ func (s *Store) event(e sources.Event) {
 	}
 }
 
-// roleOrder sorts gateways first, then prefill, decode, unified, unknown.
-func roleOrder(r sources.Role) int {
-	switch r {
-	case sources.RoleGateway:
-		return 0
-	case sources.RolePrefill:
-		return 1
-	case sources.RoleDecode:
-		return 2
-	case sources.RoleUnified:
-		return 3
-	}
-	return 4
-}
-
 func (s *Store) sorted() []*targetState {
 	out := make([]*targetState, 0, len(s.targets))
 	for _, st := range s.targets {
@@ -234,7 +219,7 @@ func (s *Store) sorted() []*targetState {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if ra, rb := roleOrder(a.role()), roleOrder(b.role()); ra != rb {
+		if ra, rb := a.role().Order(), b.role().Order(); ra != rb {
 			return ra < rb
 		}
 		if a.t.Name != b.t.Name {
