@@ -115,12 +115,12 @@ func alertPart(c *drawCtx, lines []string, prio int) part {
 	return linesPart(lines, 1, prio, true)
 }
 
-// findingSummary is the most severe finding in a few words for the
-// summary line — "! decode-0 transfer stall", "! prefill-0 cache gap:
-// cold: restarted" — with "+N more" for the others at warning level or
-// above, followed by more (where the whole list is, e.g. "(c)"); "" when
-// there is none.
-func findingSummary(s *sources.Snapshot, more string) (string, tone) {
+// findingForms is the most severe finding in a few words for the
+// summary line — "! decode-0 transfer stall", "! prefill-0 cache gap" —
+// with "+N more" for the others at warning level or above, followed by
+// more (where the whole list is, e.g. "(c)"); "" when there is none. full
+// adds a cache gap's cause ("! prefill-0 cache gap: cold: restarted").
+func findingForms(s *sources.Snapshot, more string) (short, full string, t tone) {
 	var top []sources.Finding
 	for _, f := range s.Diagnosis.Findings {
 		if f.Severity >= sources.SevWarn && f.Kind != "rejections" { // the rejected share has its own field
@@ -128,10 +128,10 @@ func findingSummary(s *sources.Snapshot, more string) (string, tone) {
 		}
 	}
 	if len(top) == 0 {
-		return "", toneText
+		return "", "", toneText
 	}
 	f := top[0]
-	txt := "! " + clean(f.Name, 20) + " "
+	txt, cause := "! "+clean(f.Name, 20)+" ", ""
 	switch f.Kind {
 	case "transfer-stall":
 		txt += "transfer stall"
@@ -140,7 +140,7 @@ func findingSummary(s *sources.Snapshot, more string) (string, tone) {
 	case "cache-gap":
 		txt += "cache gap"
 		if v := verdictByName(s, f.Name); v != nil && len(v.Causes) > 0 {
-			txt += ": " + causeWords(v.Causes[0])
+			cause = ": " + causeWords(v.Causes[0])
 		}
 	case "kv-pressure":
 		txt += "KV pressure"
@@ -155,17 +155,24 @@ func findingSummary(s *sources.Snapshot, more string) (string, tone) {
 	default:
 		txt = "! " + f.Text
 	}
+	tail := ""
 	if n := len(top) - 1; n > 0 {
-		txt += " +" + strconv.Itoa(n) + " more"
+		tail = " +" + strconv.Itoa(n) + " more"
 		if more != "" {
-			txt += " " + more
+			tail += " " + more
 		}
 	}
-	t := toneWarn
+	t = toneWarn
 	if f.Severity >= sources.SevCrit {
 		t = toneCrit
 	}
-	return txt, t
+	return txt + tail, txt + cause + tail, t
+}
+
+// findingSummary is the summary line's finding in its long form.
+func findingSummary(s *sources.Snapshot, more string) (string, tone) {
+	_, full, t := findingForms(s, more)
+	return full, t
 }
 
 func verdictByName(s *sources.Snapshot, name string) *sources.HitVerdict {

@@ -91,8 +91,14 @@ func Summary(s *sources.Snapshot, st *themes.Styles, w int, state SummaryState) 
 		if over := crossingsField(st, s.Crossings(), w/2); over != "" {
 			fields = append(fields[:1], append([]field{{over, 1, "", ""}}, fields[1:]...)...)
 		}
-		if txt, t := findingSummary(s, state.More); txt != "" {
-			fields = append(fields, field{paint(st, t, txt), 1, "", ""})
+		// The finding's cause ("cache gap: cold: restarted") only when
+		// the line has room once input/output tok/s are placed.
+		if short, full, t := findingForms(s, state.More); short != "" {
+			f := field{paint(st, t, short), 1, "", ""}
+			if full != short {
+				f.full = paint(st, t, full)
+			}
+			fields = append(fields, f)
 		}
 		if win <= 0 {
 			win = s.Window

@@ -207,3 +207,24 @@ func TestJoinSomeSaysWhatItLeftOut(t *testing.T) {
 		t.Errorf("tiny: %q", got)
 	}
 }
+
+// TestSummaryKeepsWorkUnitsBeforeACause: on a line too short for all, a
+// cache-gap finding gives up its cause before input/output tok/s give up
+// their place; on a wide one both are shown.
+func TestSummaryKeepsWorkUnitsBeforeACause(t *testing.T) {
+	s := sampleSnapshot()
+	s.Diagnosis.Findings = []sources.Finding{{Severity: sources.SevWarn, Kind: "cache-gap", Name: "prefill-0",
+		Text: "prefill-0: hit 30% since the restart vs 71% on its peers"}}
+	if v := verdictByName(s, "prefill-0"); v == nil || len(v.Causes) == 0 {
+		t.Fatal("the sample has no flagged verdict for prefill-0")
+	}
+	// 165 cells hold every field with the short finding, not the long.
+	narrow := stripANSI(Summary(s, themes.Default(), 165, SummaryState{Window: s.Window}))
+	if !strings.Contains(narrow, "! prefill-0 cache gap │") || !strings.Contains(narrow, " tok/s") {
+		t.Errorf("165 wide: %q", narrow)
+	}
+	wide := stripANSI(Summary(s, themes.Default(), 200, SummaryState{Window: s.Window}))
+	if !strings.Contains(wide, "! prefill-0 cache gap: ") || !strings.Contains(wide, " tok/s") {
+		t.Errorf("200 wide: %q", wide)
+	}
+}
