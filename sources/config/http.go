@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	pconfig "github.com/prometheus/common/config"
+
+	"github.com/pdtop/pdtop/sources/scrape"
 )
 
 // HTTP is one target's HTTP settings: prometheus/common's
@@ -123,46 +125,16 @@ func (h HTTP) WithoutCredentials() HTTP {
 
 // Secrets returns the inline secret values (tokens, passwords, keys,
 // secret headers, proxy connect headers), for scrubbing them from
-// anything printed. File-backed secrets are not read.
+// anything printed (scrape.SecretsOf: the one list of where they are).
+// File-backed secrets are not read.
 func (h HTTP) Secrets() []Secret {
 	c := h.c
 	if c == nil {
 		return nil
 	}
 	var out []Secret
-	add := func(s pconfig.Secret) {
-		if s != "" {
-			out = append(out, NewSecret(string(s)))
-		}
-	}
-	add(c.BearerToken)
-	if a := c.Authorization; a != nil {
-		add(a.Credentials)
-	}
-	if b := c.BasicAuth; b != nil {
-		add(b.Password)
-	}
-	if o := c.OAuth2; o != nil {
-		add(o.ClientSecret)
-		add(o.ClientCertificateKey)
-	}
-	add(c.TLSConfig.Key)
-	if c.HTTPHeaders != nil {
-		for _, hd := range c.HTTPHeaders.Headers {
-			for _, s := range hd.Secrets {
-				add(s)
-			}
-		}
-	}
-	for _, vs := range c.ProxyConnectHeader {
-		for _, s := range vs {
-			add(s)
-		}
-	}
-	if u := c.ProxyURL.URL; u != nil && u.User != nil {
-		if p, ok := u.User.Password(); ok {
-			add(pconfig.Secret(p))
-		}
+	for _, s := range scrape.SecretsOf(c) {
+		out = append(out, NewSecret(s))
 	}
 	return out
 }

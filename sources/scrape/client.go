@@ -258,12 +258,35 @@ func hasCredentials(cfg *config.HTTPClientConfig) bool {
 	return false
 }
 
-// secretsOf lists the inline secret values of cfg (to scrub them from
-// messages, however they got there).
+// secretsOf lists the inline secret values of cfg worth scrubbing from
+// messages, however they got there (at least 4 bytes: shorter ones would
+// blank out ordinary words).
 func secretsOf(cfg *config.HTTPClientConfig) []string {
 	var out []string
-	add := func(s config.Secret) {
+	all := SecretsOf(cfg)
+	if b := cfg.BasicAuth; b != nil && b.Password != "" {
+		// The header value the password becomes.
+		all = append(all, basicAuth(b.Username, string(b.Password)))
+	}
+	for _, s := range all {
 		if len(s) >= 4 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SecretsOf lists every inline secret value of cfg: bearer token,
+// authorization credentials, basic-auth password, OAuth2 client secret and key, TLS key, secret headers, proxy
+// connect headers and a password in the proxy URL. File-backed secrets are
+// not read. The one list of where an HTTPClientConfig keeps secrets.
+func SecretsOf(cfg *config.HTTPClientConfig) []string {
+	if cfg == nil {
+		return nil
+	}
+	var out []string
+	add := func(s config.Secret) {
+		if s != "" {
 			out = append(out, string(s))
 		}
 	}
@@ -273,9 +296,6 @@ func secretsOf(cfg *config.HTTPClientConfig) []string {
 	}
 	if b := cfg.BasicAuth; b != nil {
 		add(b.Password)
-		if b.Password != "" {
-			add(config.Secret(basicAuth(b.Username, string(b.Password))))
-		}
 	}
 	if o := cfg.OAuth2; o != nil {
 		add(o.ClientSecret)
@@ -292,6 +312,11 @@ func secretsOf(cfg *config.HTTPClientConfig) []string {
 	for _, vs := range cfg.ProxyConnectHeader {
 		for _, s := range vs {
 			add(s)
+		}
+	}
+	if u := cfg.ProxyURL.URL; u != nil && u.User != nil {
+		if p, ok := u.User.Password(); ok {
+			add(config.Secret(p))
 		}
 	}
 	return out

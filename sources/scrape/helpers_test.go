@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,22 @@ var quietLog = log.New(io.Discard, "", 0)
 func okHandler(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	w.Write([]byte(metricsBody))
+}
+
+// TestSecretsOfListsEveryPlace: the one list of inline secrets covers the
+// proxy URL's password too (the config's scrubber and the client's used to
+// keep two lists that differed there).
+func TestSecretsOfListsEveryPlace(t *testing.T) {
+	u, _ := url.Parse("http://user:proxy-pass-1@proxy:3128")
+	cfg := config.HTTPClientConfig{BearerToken: "token-123", BasicAuth: &config.BasicAuth{Username: "u", Password: "basic-pass"},
+		ProxyConfig: config.ProxyConfig{ProxyURL: config.URL{URL: u}}}
+	got := strings.Join(SecretsOf(&cfg), " ")
+	for _, want := range []string{"token-123", "basic-pass", "proxy-pass-1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("SecretsOf lacks %q: %q", want, got)
+		}
+	}
+	if inner := strings.Join(secretsOf(&cfg), " "); !strings.Contains(inner, basicAuth("u", "basic-pass")) || !strings.Contains(inner, "proxy-pass-1") {
+		t.Errorf("the client's scrub list: %q", inner)
+	}
 }
